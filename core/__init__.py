@@ -1,0 +1,1 @@
+"""Arbiter core: the testbed, resolvers, calibration and the DuckDB store (no Streamlit)."""
