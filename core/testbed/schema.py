@@ -36,6 +36,7 @@ __all__ = [
     "PROFILE_FIELDS",
     "SELF_FIELDS",
     "Testbed",
+    "blank_testbed",
 ]
 
 #: persona table columns: name -> meaning
@@ -275,3 +276,36 @@ class Testbed:
         personas = pd.concat([t.personas for t in parts], ignore_index=True)
         knobs = pd.concat([t.knobs for t in parts], ignore_index=True)
         return Testbed(personas, knobs=knobs, **layers)
+
+
+def blank_testbed(n: int, *, seed: int = 0) -> Testbed:
+    """A valid testbed of ``n`` personas with neutral values, for tests and hand-built cases.
+
+    Every numeric field is 0, codes are ``-1``, booleans False, except: devices and objective
+    logs are available every day, and every persona is a ``stable`` test persona with a
+    non-idealised profile. Callers overwrite the fields a case needs.
+    """
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+
+    def zeros(fields, shape):
+        out = {}
+        for k, (dtype, desc) in fields.items():
+            fill = -1 if ("code" in desc or "-1" in desc) and np.dtype(dtype).kind == "i" else 0
+            out[k] = np.full(shape, fill, dtype=dtype)
+        return out
+
+    day, one = (n, N_DAYS), (n,)
+    layers = {name: zeros(fields, day if daily else one)
+              for name, (fields, daily) in LAYERS.items()}
+    layers["objective"]["available"][:] = True
+    layers["device"]["available"][:] = True
+    personas = pd.DataFrame({
+        "seed": np.full(n, seed, dtype=np.int64),
+        "persona_id": [f"bench_stable_{i + 1:03d}_test_persona" for i in range(n)],
+        "difficulty": "stable", "split": "test", "index": np.arange(1, n + 1),
+        "name": "Test Persona", "age": 30, "gender": "", "occupation": "", "city": "",
+        "relationship": "", "dietary_restriction": "none", "social_preference": "",
+        "close_friends": 4, "primary_exercise": "", "scenario": "", "shift_day": 0,
+    }, index=pd.RangeIndex(n))
+    return Testbed(personas, **layers)

@@ -1,0 +1,305 @@
+"""The DuckDB store: schema, atomic builds, and reads back into arrays.
+
+Tables (DESIGN.md §4; names and meanings are a contract):
+
+* ``meta(key, value)`` – schema version, config JSON and key, build time, origin.
+* ``personas`` – one row per persona (``schema.PERSONA_COLUMNS`` plus ``row``, the array order).
+* ``events`` and ``src_planner``, ``src_self_report``, ``src_objective``, ``src_device`` – one row
+  per persona-day: ``seed, persona_id, day_index, date, is_weekend`` and the layer's fields.
+* ``src_profile`` – one row per persona; ``knobs`` – the source knobs per persona.
+* ``ground_truth(seed, persona_id, question_id, answer, detail)`` – our label functions.
+* ``reference_labels(seed, persona_id, question_id, answer)`` – labels imported from a release.
+* ``atoms(seed, persona_id, question_id, source, kind, value)`` – kind ``readout`` (μ*) or
+  ``extracted`` (μ̂ from a release); ``value`` NULL means no atom.
+* ``llm_answers``, ``predictions``, ``runs`` – frozen LLM answers and cached resolver outputs.
+
+Conventions: float NaN is stored as NULL; integer codes keep ``-1`` for "none". Builds write a
+temporary file and ``os.replace`` it into place, so a failed build leaves no half-written store.
+DuckDB 2.0 results stream, so every query runs on its own cursor and is drained.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from .testbed.config import TestbedConfig
+from .testbed.labels import ground_truth
+from .testbed.questions import QIDS, QUESTIONS, SOURCES
+from .testbed.readout import readout
+from .testbed.schema import LAYERS, PERSONA_COLUMNS, Testbed
+from .testbed.vocab import DATES, DAY_INDEX, IS_WEEKEND, N_DAYS
+
+__all__ = [
+    "DEFAULT_DB",
+    "SCHEMA_VERSION",
+    "StoreInfo",
+    "StoreError",
+    "atoms_frame",
+    "build_store",
+    "connect",
+    "load_testbed",
+    "query_df",
+    "store_info",
+    "write_store",
+]
+
+SCHEMA_VERSION = "1"
+DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "arbiter.duckdb"
+_TABLE = {"events": "events", "profile": "src_profile", "planner": "src_planner",
+          "self_report": "src_self_report", "objective": "src_objective", "device": "src_device"}
+
+
+class StoreError(RuntimeError):
+    """The store is missing, unreadable or of another schema version."""
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    """What a store holds: origin, config, counts."""
+
+    path: str
+    schema_version: str
+    origin: str
+    config: dict
+    built_at: str
+    n_personas: int
+    n_ground_truth: int
+    seeds: tuple[int, ...]
+
+
+def connect(path: str | os.PathLike, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open a store; ``StoreError`` with a one-line reason if it is missing or unreadable."""
+    p = Path(path)
+    if read_only and not p.exists():
+        raise StoreError(f"no store at {p}; build it with: python -m core build --db {p}")
+    try:
+        return duckdb.connect(str(p), read_only=read_only)
+    except duckdb.Error as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise StoreError(f"cannot open store {p}: {first}") from None
+
+
+def query_df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pd.DataFrame:
+    """Run one parameterised query on a fresh cursor and drain it into a DataFrame."""
+    with con.cursor() as cur:
+        return cur.execute(sql, params or []).df()
+
+
+def atoms_frame(codes: np.ndarray, personas: pd.DataFrame, *, kind: str) -> pd.DataFrame:
+    """Long atom table from a ``(P, 18, 5)`` code array (``-1`` → NULL value)."""
+    p = len(personas)
+    if codes.shape != (p, len(QIDS), len(SOURCES)):
+        raise ValueError(f"atom codes must have shape {(p, len(QIDS), len(SOURCES))}, "
+                         f"got {codes.shape}")
+    cols = []
+    for j, q in enumerate(QUESTIONS):
+        lab = np.asarray(list(q.labels) + [None], dtype=object)
+        cols.append(lab[codes[:, j, :]])  # -1 indexes the trailing None
+    values = np.stack(cols, axis=1).reshape(-1)
+    return pd.DataFrame({
+        "seed": np.repeat(personas["seed"].to_numpy(), len(QIDS) * len(SOURCES)),
+        "persona_id": np.repeat(personas["persona_id"].to_numpy(), len(QIDS) * len(SOURCES)),
+        "question_id": np.tile(np.repeat(np.asarray(QIDS, dtype=object), len(SOURCES)), p),
+        "source": np.tile(np.asarray(SOURCES, dtype=object), p * len(QIDS)),
+        "kind": kind,
+        "value": values,
+    })
+
+
+def _layer_frame(tb: Testbed, name: str) -> pd.DataFrame:
+    fields, daily = LAYERS[name]
+    arrays = tb.layer(name)
+    ids = tb.personas[["seed", "persona_id"]]
+    if not daily:
+        df = ids.copy()
+        for k in fields:
+            df[k] = arrays[k]
+        return df
+    p = tb.n
+    data = {
+        "seed": np.repeat(ids["seed"].to_numpy(), N_DAYS),
+        "persona_id": np.repeat(ids["persona_id"].to_numpy(), N_DAYS),
+        "day_index": np.tile(DAY_INDEX, p),
+        "date": np.tile(np.asarray(DATES, dtype=object), p),
+        "is_weekend": np.tile(IS_WEEKEND, p),
+    }
+    for k in fields:
+        data[k] = arrays[k].reshape(-1)
+    return pd.DataFrame(data)
+
+
+_EMPTY_TABLES = {
+    "reference_labels": "seed INTEGER, persona_id VARCHAR, question_id VARCHAR, answer VARCHAR",
+    "llm_answers": ("model VARCHAR, variant VARCHAR, seed INTEGER, persona_id VARCHAR, "
+                    "question_id VARCHAR, answer VARCHAR, would_skip BOOLEAN"),
+    "runs": "run_id VARCHAR, config_json VARCHAR, created_at VARCHAR",
+    "predictions": ("run_id VARCHAR, method VARCHAR, seed INTEGER, persona_id VARCHAR, "
+                    "question_id VARCHAR, answer VARCHAR, confidence DOUBLE, skipped BOOLEAN"),
+}
+
+
+def write_store(
+    path: str | os.PathLike,
+    tb: Testbed,
+    *,
+    origin: str,
+    config: dict,
+    reference_labels: pd.DataFrame | None = None,
+    extracted_atoms: pd.DataFrame | None = None,
+    llm_answers: pd.DataFrame | None = None,
+    progress: Callable[[str, float], None] | None = None,
+) -> StoreInfo:
+    """Compute GT and μ* for ``tb`` and write a complete store atomically.
+
+    The store is written to ``<path>.tmp-<pid>`` and renamed over ``path`` only when every
+    table is in place; on any error the temporary file is removed and ``path`` is untouched.
+    """
+    tb.validate()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    step = progress or (lambda msg, frac: None)
+    for leftover in (tmp, Path(f"{tmp}.wal")):
+        leftover.unlink(missing_ok=True)
+    try:
+        step("computing ground truth", 0.35)
+        gt = ground_truth(tb)
+        step("reading atoms", 0.5)
+        atoms = atoms_frame(readout(tb), tb.personas, kind="readout")
+        if extracted_atoms is not None and len(extracted_atoms):
+            atoms = pd.concat([atoms, extracted_atoms.assign(kind="extracted")[atoms.columns]],
+                              ignore_index=True)
+        step("writing the store", 0.65)
+        personas = tb.personas[list(PERSONA_COLUMNS)].copy()
+        personas["row"] = np.arange(tb.n)
+        frames = {"personas": personas, "ground_truth": gt, "atoms": atoms}
+        for name, table in _TABLE.items():
+            frames[table] = _layer_frame(tb, name)
+        knobs = tb.knobs.copy()
+        knobs.insert(0, "persona_id", tb.personas["persona_id"].to_numpy())
+        knobs.insert(0, "seed", tb.personas["seed"].to_numpy())
+        frames["knobs"] = knobs
+        built_at = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+        meta = pd.DataFrame({"key": ["schema_version", "origin", "config_json", "built_at"],
+                             "value": [SCHEMA_VERSION, origin, json.dumps(config, sort_keys=True),
+                                       built_at]})
+        frames["meta"] = meta
+        con = duckdb.connect(str(tmp))
+        try:
+            for table, frame in frames.items():
+                with con.cursor() as cur:
+                    cur.register("frame_in", frame)
+                    cur.execute(f"CREATE TABLE {table} AS SELECT * FROM frame_in")
+                    cur.unregister("frame_in")
+            for table, cols in _EMPTY_TABLES.items():
+                with con.cursor() as cur:
+                    cur.execute(f"CREATE TABLE {table} ({cols})")
+            for table, frame in (("reference_labels", reference_labels),
+                                 ("llm_answers", llm_answers)):
+                if frame is not None and len(frame):
+                    with con.cursor() as cur:
+                        cur.register("frame_in", frame)
+                        cur.execute(f"INSERT INTO {table} BY NAME SELECT * FROM frame_in")
+                        cur.unregister("frame_in")
+            with con.cursor() as cur:
+                cur.execute("CHECKPOINT")
+        finally:
+            con.close()
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        Path(f"{tmp}.wal").unlink(missing_ok=True)
+        raise
+    step("done", 1.0)
+    return store_info(path)
+
+
+def build_store(
+    path: str | os.PathLike,
+    config: TestbedConfig,
+    *,
+    progress: Callable[[str, float], None] | None = None,
+) -> StoreInfo:
+    """Generate the testbed of ``config`` and write it, with GT and μ*, to ``path``."""
+    from .testbed.generate import generate
+
+    step = progress or (lambda msg, frac: None)
+    step(f"generating {len(config.seeds)} seed(s)", 0.05)
+    tb = generate(config)
+    return write_store(path, tb, origin="generated", config=config.to_dict(), progress=progress)
+
+
+def store_info(path: str | os.PathLike) -> StoreInfo:
+    """Read the meta table and counts of the store at ``path`` (``StoreError`` if unusable)."""
+    con = connect(path, read_only=True)
+    try:
+        try:
+            meta = dict(query_df(con, "SELECT key, value FROM meta").itertuples(index=False))
+            counts = query_df(con, "SELECT (SELECT count(*) FROM personas) AS p, "
+                                   "(SELECT count(*) FROM ground_truth) AS g")
+            seeds = query_df(con, "SELECT DISTINCT seed FROM personas ORDER BY seed")
+        except duckdb.Error as exc:
+            reason = str(exc).splitlines()[0]
+            raise StoreError(f"{path} is not an Arbiter store: {reason}") from None
+    finally:
+        con.close()
+    if meta.get("schema_version") != SCHEMA_VERSION:
+        raise StoreError(f"{path} has schema version {meta.get('schema_version')!r}, "
+                         f"expected {SCHEMA_VERSION}; rebuild it")
+    return StoreInfo(str(path), meta["schema_version"], meta.get("origin", ""),
+                     json.loads(meta.get("config_json", "{}")), meta.get("built_at", ""),
+                     int(counts["p"].iloc[0]), int(counts["g"].iloc[0]),
+                     tuple(int(s) for s in seeds["seed"]))
+
+
+def load_testbed(con: duckdb.DuckDBPyConnection, *, seed: int | None = None,
+                 persona_id: str | None = None) -> Testbed:
+    """Rebuild a :class:`Testbed` from the store, optionally for one seed and/or persona."""
+    where, params = [], []
+    if seed is not None:
+        where.append("seed = ?")
+        params.append(int(seed))
+    if persona_id is not None:
+        where.append("persona_id = ?")
+        params.append(str(persona_id))
+    cond = (" WHERE " + " AND ".join(where)) if where else ""
+    personas = query_df(con, f"SELECT * FROM personas{cond} ORDER BY row", params)
+    if personas.empty:
+        raise StoreError("no persona matches the selection")
+    p = len(personas)
+    keys = personas[["seed", "persona_id"]].assign(row=np.arange(p))
+    layers = {}
+    with con.cursor() as cur:
+        cur.register("sel", keys)
+        for name, table in _TABLE.items():
+            fields, daily = LAYERS[name]
+            cols = ", ".join(f"t.{k}" for k in fields)
+            order = "sel.row, t.day_index" if daily else "sel.row"
+            df = cur.execute(f"SELECT {cols} FROM {table} t JOIN sel USING (seed, persona_id) "
+                             f"ORDER BY {order}").df()
+            shape = (p, N_DAYS) if daily else (p,)
+            if len(df) != int(np.prod(shape)):
+                raise StoreError(f"table {table} has {len(df)} rows for {p} personas")
+            arrays = {}
+            for k, (dtype, _) in fields.items():
+                col = df[k]
+                if np.dtype(dtype).kind == "f":
+                    arr = col.to_numpy(dtype=float, na_value=np.nan)
+                else:
+                    arr = col.to_numpy().astype(dtype)
+                arrays[k] = arr.reshape(shape)
+            layers[name] = arrays
+        knobs = cur.execute("SELECT k.* EXCLUDE (seed, persona_id) FROM knobs k "
+                            "JOIN sel USING (seed, persona_id) ORDER BY sel.row").df()
+        cur.unregister("sel")
+    personas = personas.drop(columns=["row"])
+    return Testbed(personas, knobs=knobs, **layers)
