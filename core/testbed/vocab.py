@@ -109,7 +109,7 @@ SOCIAL_ACTIVITIES = (
     "video call with friends", "coworking session", "art gallery opening",
     "live music night", "church gathering", "neighborhood walk",
     "late-night drinks", "networking meetup",
-    "called a friend", "quiet dinner at home", "chatted with a neighbour",
+    "called a friend", "grabbed coffee with someone", "went for a walk with a friend",
 )
 STATED_EXTRA_SOCIAL = (15, 16)
 FAKE_SOCIAL = (17, 18, 19)
@@ -124,8 +124,8 @@ RELAXATION_ACTIVITIES = (
     "gardening", "documentaries", "scrolling phone",
 )
 STRESS_EVENTS = (
-    "tight deadline", "unexpected bug", "last-minute changes", "difficult meeting",
-    "client escalation", "scope creep", "on-call page", "performance review",
+    "tight deadline", "difficult client call", "unexpected bug", "last-minute changes",
+    "team conflict", "presentation prep", "budget concerns", "overloaded inbox",
 )
 AFTERHOURS_REASONS = ("self_project", "team_need")  # codes 0, 1; -1 = none
 AFTERHOURS_STYLES = ("strict_boundary", "flexible")  # codes 0, 1; -1 = null (no style)
