@@ -118,6 +118,132 @@ def _cmd_audit(args) -> int:
     return 0 if res.ok else 1
 
 
+def _fmt_table(df, cols, *, names=None):
+    """Print selected columns, rounded to one decimal."""
+    import pandas as pd
+
+    view = df[[c for c in cols if c in df.columns]].copy()
+    for c in view.columns:
+        if pd.api.types.is_float_dtype(view[c]):
+            view[c] = view[c].round(1)
+    if names:
+        view = view.rename(columns=names)
+    _print_table(view, floatfmt="{:.1f}")
+
+
+def _cmd_evaluate(args) -> int:
+    import hashlib
+
+    from .evaluation import tables as T
+    from .evaluation.run import predictions_frame, run_seed
+    from .store import connect, load_atoms, load_testbed, write_predictions
+    from .testbed.labels import ground_truth_codes
+
+    con = connect(args.db, read_only=False)
+    try:
+        tb = load_testbed(con)
+        gt, _ = ground_truth_codes(tb)
+        mu = load_atoms(con, kind="readout")
+        test_mu = load_atoms(con, kind="extracted") if args.input == "extracted" else mu
+        runs = []
+        for seed in tb.personas["seed"].unique():
+            m = (tb.personas["seed"] == seed).to_numpy()
+            personas = tb.personas[m].reset_index(drop=True)
+            counts = personas["split"].value_counts()
+            missing = [s for s in ("train", "calibration", "test") if counts.get(s, 0) == 0]
+            if missing:
+                raise UsageError(f"evaluate: seed {seed} has no {', '.join(missing)} personas; "
+                                 "resolvers need train, calibration and test splits")
+            test = m & (tb.personas["split"] == "test").to_numpy()
+            if args.input == "extracted":
+                lacking = int((~(test_mu[test] >= 0).any(axis=(1, 2))).sum())
+                if lacking:
+                    raise UsageError(f"evaluate: {lacking} test personas of seed {seed} have no "
+                                     "extracted atoms (import a release that has them)")
+            runs.append(run_seed(mu[m], gt[m], personas, test_atoms=test_mu[test]))
+        main = T.main_table(runs, b=args.bootstrap)
+        sel = T.selective_table(runs)
+        config = {"db": str(args.db), "input": args.input, "seeds": [r.seed for r in runs]}
+        run_id = hashlib.sha256(repr(sorted(config.items())).encode()).hexdigest()[:12]
+        write_predictions(con, predictions_frame(runs), run_id=run_id, config=config)
+    finally:
+        con.close()
+    print(f"input: {args.input}; {sum(len(r.personas) for r in runs)} test personas; "
+          f"predictions cached as run {run_id}")
+    _fmt_table(main, ["method", "accuracy", "ci_low", "ci_high", "paper", "delta_paper"])
+    print()
+    _fmt_table(sel, ["method", "selective_accuracy", "coverage", "f05", "paper_selective",
+                     "paper_coverage"])
+    _write_json(args.json, {"command": "evaluate", "run_id": run_id, "input": args.input,
+                            "main": main.to_dict(orient="records"),
+                            "selective": sel.to_dict(orient="records")})
+    return 0
+
+
+def _cmd_reproduce(args) -> int:
+    import tempfile
+
+    from .evaluation.reproduce import reproduce
+    from .store import build_store, connect, load_testbed
+    from .testbed.config import TestbedConfig
+
+    if args.bootstrap < 100:
+        raise UsageError("reproduce: --bootstrap must be at least 100")
+    if not 1 <= args.workers <= 16:
+        raise UsageError("reproduce: --workers must be between 1 and 16")
+    t0 = time.perf_counter()
+    config = TestbedConfig()
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "reproduce.duckdb"
+        build_store(path, config)
+        con = connect(path)
+        try:
+            tb = load_testbed(con)
+        finally:
+            con.close()
+    res = reproduce(tb, config, n_boot=args.bootstrap, robustness=not args.no_robustness,
+                    workers=args.workers,
+                    progress=lambda m: print(f"... {m}", file=sys.stderr))
+    titles = {
+        "main": ("Forced macro accuracy, pooled over 4 seeds (%), 95% cluster-bootstrap CI",
+                 ["method", "accuracy", "ci_low", "ci_high", "paper", "delta_paper",
+                  "regenerated", "delta_regenerated"]),
+        "selective": ("Selective QA, per-seed mean (%)",
+                      ["method", "selective_accuracy", "coverage", "gain_over_forced",
+                       "paper_selective", "delta_selective", "paper_coverage",
+                       "delta_coverage"]),
+        "per_type": ("Per question type, pooled (%)", None),
+        "per_difficulty": ("Per difficulty, per-seed mean (%)", None),
+        "per_question": ("Per question, pooled (%)", None),
+        "per_seed": ("Per seed (%)", None),
+        "reachability_slices": ("Source Reachability slices (%)",
+                                ["method", "full", "gt_present", "gt_absent", "paper_full",
+                                 "paper_present", "paper_absent"]),
+        "paired_dsnbf_vs_mv": ("Paired difference DSNBF − Majority Vote by type (pp)", None),
+        "perturbation_grid": ("DGP perturbation grid, 4-seed mean (%)", None),
+        "noise": ("Extraction-noise tolerance (%)", None),
+        "train_size": ("Training-size ablation (%)", None),
+        "transfer": ("Cross-bias transfer without refit (%)", None),
+    }
+    for key, (title, cols) in titles.items():
+        if key not in res.tables:
+            continue
+        print(f"\n== {title}")
+        df = res.tables[key]
+        if key == "per_difficulty":
+            df = df.pivot(index="method", columns="difficulty", values="accuracy").reset_index()
+        _fmt_table(df, cols or list(df.columns))
+    print("\n== Summary")
+    for k, v in res.summary.items():
+        print(f"{k:28s} {v:.3f}" if isinstance(v, float) else f"{k:28s} {v}")
+    total = time.perf_counter() - t0
+    print(f"total {total:.1f} s; steps: " + ", ".join(f"{k} {v:.1f} s"
+                                                      for k, v in res.seconds.items()))
+    _write_json(args.json, {"command": "reproduce", **res.to_dict(),
+                            "total_seconds": round(total, 2)})
+    return 0
+
+
 def _parser() -> _Parser:
     from .store import DEFAULT_DB
     from .testbed.config import DEFAULT_SEEDS
@@ -144,6 +270,23 @@ def _parser() -> _Parser:
     a.add_argument("--db", default=str(DEFAULT_DB))
     a.add_argument("--json")
     a.set_defaults(func=_cmd_audit)
+
+    e = sub.add_parser("evaluate", help="fit, calibrate and score every resolver on a store")
+    e.add_argument("--db", default=str(DEFAULT_DB))
+    e.add_argument("--input", choices=("readout", "extracted"), default="readout",
+                   help="test atoms: direct readout (mu*) or extracted (mixed mode)")
+    e.add_argument("--bootstrap", type=int, default=2000, help="bootstrap replicates")
+    e.add_argument("--json")
+    e.set_defaults(func=_cmd_evaluate)
+
+    r = sub.add_parser("reproduce", help="every seed-000 table beside the paper's numbers")
+    r.add_argument("--bootstrap", type=int, default=2000)
+    r.add_argument("--no-robustness", action="store_true",
+                   help="skip the perturbation grid, noise, train-size and transfer tables")
+    r.add_argument("--workers", type=int, default=2,
+                   help="processes for the grid and ablation (default 2)")
+    r.add_argument("--json")
+    r.set_defaults(func=_cmd_reproduce)
     return p
 
 

@@ -46,7 +46,9 @@ __all__ = [
     "atoms_frame",
     "build_store",
     "connect",
+    "load_atoms",
     "load_testbed",
+    "write_predictions",
     "query_df",
     "store_info",
     "write_store",
@@ -303,3 +305,50 @@ def load_testbed(con: duckdb.DuckDBPyConnection, *, seed: int | None = None,
         cur.unregister("sel")
     personas = personas.drop(columns=["row"])
     return Testbed(personas, knobs=knobs, **layers)
+
+
+def load_atoms(con: duckdb.DuckDBPyConnection, *, kind: str = "readout") -> np.ndarray:
+    """Atoms of every persona as int8 codes (P, 18, 5) in persona ``row`` order (−1 = none).
+
+    Personas without any atom of this kind get −1 everywhere (see :func:`atoms_coverage`).
+    """
+    if kind not in ("readout", "extracted"):
+        raise ValueError(f"kind must be 'readout' or 'extracted', got {kind!r}")
+    n = int(query_df(con, "SELECT count(*) AS n FROM personas")["n"].iloc[0])
+    df = query_df(con, "SELECT p.row, a.question_id, a.source, a.value FROM atoms a "
+                       "JOIN personas p USING (seed, persona_id) "
+                       "WHERE a.kind = ? AND a.value IS NOT NULL", [kind])
+    out = np.full((n, len(QIDS), len(SOURCES)), -1, np.int8)
+    if df.empty:
+        return out
+    q_idx = df["question_id"].map({q: i for i, q in enumerate(QIDS)}).to_numpy()
+    s_idx = df["source"].map({s: i for i, s in enumerate(SOURCES)}).to_numpy()
+    codes = np.empty(len(df), np.int8)
+    for j, q in enumerate(QUESTIONS):
+        m = q_idx == j
+        codes[m] = df["value"][m].map({lab: c for c, lab in enumerate(q.labels)}).to_numpy()
+    out[df["row"].to_numpy(), q_idx, s_idx] = codes
+    return out
+
+
+def write_predictions(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, *, run_id: str,
+                      config: dict) -> None:
+    """Replace the cached predictions of ``run_id`` (one transaction) and record the run."""
+    cols = ["run_id", "method", "seed", "persona_id", "question_id", "answer", "confidence",
+            "skipped"]
+    data = frame.assign(run_id=run_id)[cols]
+    created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    with con.cursor() as cur:
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            cur.execute("DELETE FROM predictions WHERE run_id = ?", [run_id])
+            cur.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
+            cur.register("pred_in", data)
+            cur.execute("INSERT INTO predictions BY NAME SELECT * FROM pred_in")
+            cur.unregister("pred_in")
+            cur.execute("INSERT INTO runs VALUES (?, ?, ?)",
+                        [run_id, json.dumps(config, sort_keys=True), created])
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise

@@ -7,6 +7,9 @@ import json
 import pytest
 
 from core.cli import main
+from core.testbed.config import TestbedConfig
+
+SMALL = TestbedConfig(seeds=(5,), personas_per_difficulty=20)
 
 
 @pytest.mark.parametrize("argv,fragment", [
@@ -44,3 +47,37 @@ def test_not_a_store_is_a_clean_error(tmp_path, capsys):
     assert main(["audit", "--db", str(junk)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and len(err.strip().splitlines()) == 1
+
+
+def test_evaluate_caches_predictions_in_the_store(tmp_path, capsys):
+    import duckdb
+
+    db, out = tmp_path / "e.duckdb", tmp_path / "eval.json"
+    assert main(["build", "--db", str(db), "--seeds", "5", "--personas-per-difficulty",
+                 "20"]) == 0
+    assert main(["evaluate", "--db", str(db), "--bootstrap", "200", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    methods = {row["method"] for row in report["main"]}
+    assert {"dsnbf", "nbf", "majority_vote", "dawid_skene"} <= methods
+    con = duckdb.connect(str(db), read_only=True)
+    with con.cursor() as cur:
+        n = cur.execute("SELECT count(*) FROM predictions WHERE run_id = ?",
+                        [report["run_id"]]).fetchall()[0][0]
+        runs = cur.execute("SELECT count(*) FROM runs").fetchall()[0][0]
+    con.close()
+    test_personas = 3 * SMALL.split_counts()["test"]
+    assert n == test_personas * 18 * 16 and runs == 1
+    # a second evaluation replaces the cached run instead of duplicating it
+    assert main(["evaluate", "--db", str(db), "--bootstrap", "200"]) == 0
+    con = duckdb.connect(str(db), read_only=True)
+    with con.cursor() as cur:
+        assert cur.execute("SELECT count(*) FROM runs").fetchall()[0][0] == 1
+    con.close()
+
+
+def test_evaluate_extracted_without_atoms_is_bad_input(tmp_path, capsys):
+    db = tmp_path / "x.duckdb"
+    assert main(["build", "--db", str(db), "--seeds", "5", "--personas-per-difficulty",
+                 "8"]) == 0
+    assert main(["evaluate", "--db", str(db), "--input", "extracted"]) == 2
+    assert "extracted atoms" in capsys.readouterr().err

@@ -15,7 +15,10 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 import numpy as np
@@ -39,28 +42,46 @@ SCALES = (0.5, 1.0, 2.0)
 _RIVALS = ("nbf", "abf", "bcf", "majority_vote", "ssb_global")
 
 
+def _map(fn: Callable, tasks: Iterable, workers: int) -> list:
+    """``map`` over tasks, in ``workers`` forked processes when > 1 (results in task order)."""
+    tasks = list(tasks)
+    workers = max(1, min(int(workers), len(tasks), os.cpu_count() or 1))
+    if workers == 1:
+        return [fn(t) for t in tasks]
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        return list(pool.map(fn, tasks))
+
+
+def _grid_cell(task) -> list[dict]:
+    base, b, d, methods = task
+    tb = generate(replace(base, bias_scale=b, dropout_scale=d))
+    gt, _ = ground_truth_codes(tb)
+    mu = readout(tb)
+    seeds = tb.personas["seed"].to_numpy()
+    rows = []
+    for seed in pd.unique(seeds):
+        m = seeds == seed
+        run = run_seed(mu[m], gt[m], tb.personas[m].reset_index(drop=True),
+                       methods=list(methods))
+        for name in methods:
+            rows.append({"bias": b, "dropout": d, "seed": int(seed), "method": name,
+                         "accuracy": 100 * forced_accuracy(
+                             run.predictions[name].answer == run.gt)})
+    return rows
+
+
 def perturbation_grid(base: TestbedConfig, *, scales: Sequence[float] = SCALES,
-                      methods: Sequence[str] = GRID_METHODS) -> dict:
+                      methods: Sequence[str] = GRID_METHODS, workers: int = 1) -> dict:
     """Refit ``methods`` on every (bias_scale, dropout_scale) variant of ``base``.
 
     Returns a dict with ``table`` (long: bias, dropout, seed, method, accuracy %),
     ``mean`` (variant × method, mean over seeds), ``tau`` (per-seed pairs of variants),
-    ``tau_mean`` and ``dsnbf_wins`` / ``cells``.
+    ``tau_mean`` and ``dsnbf_wins`` / ``cells``. ``workers`` > 1 runs variants in parallel
+    processes (same results).
     """
-    rows = []
-    for b, d in itertools.product(scales, scales):
-        tb = generate(replace(base, bias_scale=b, dropout_scale=d))
-        gt, _ = ground_truth_codes(tb)
-        mu = readout(tb)
-        seeds = tb.personas["seed"].to_numpy()
-        for seed in pd.unique(seeds):
-            m = seeds == seed
-            run = run_seed(mu[m], gt[m], tb.personas[m].reset_index(drop=True),
-                           methods=list(methods))
-            for name in methods:
-                rows.append({"bias": b, "dropout": d, "seed": int(seed), "method": name,
-                             "accuracy": 100 * forced_accuracy(
-                                 run.predictions[name].answer == run.gt)})
+    tasks = [(base, b, d, tuple(methods)) for b, d in itertools.product(scales, scales)]
+    rows = [row for cell in _map(_grid_cell, tasks, workers) for row in cell]
     table = pd.DataFrame(rows)
     mean = table.pivot_table(index=["bias", "dropout"], columns="method", values="accuracy",
                              aggfunc="mean")[list(methods)].reset_index()
@@ -139,29 +160,36 @@ def _stratified_subsample(difficulty: np.ndarray, n: int, rng: np.random.Generat
     return np.sort(np.concatenate(pick))
 
 
+def _size_task(task) -> list[dict]:
+    mu, gt, personas, sizes, repeats, methods = task
+    train_diff = personas.loc[personas["split"] == "train", "difficulty"].to_numpy()
+    plans = [(len(train_diff), None)]
+    for n in sizes:
+        for i in range(repeats):
+            plans.append((n, _stratified_subsample(train_diff, n, np.random.default_rng(42 + i))))
+    rows = []
+    for n, idx in plans:
+        run = run_seed(mu, gt, personas, methods=list(methods), train_index=idx)
+        for name in methods:
+            rows.append({"train_size": n, "seed": int(personas["seed"].iloc[0]), "method": name,
+                         "accuracy": 100 * forced_accuracy(
+                             run.predictions[name].answer == run.gt)})
+    return rows
+
+
 def train_size_curve(tb, *, sizes: Sequence[int] = (50, 100, 150), repeats: int = 5,
-                     methods: Sequence[str] = ("dsnbf", "abf", "ssb")) -> pd.DataFrame:
+                     methods: Sequence[str] = ("dsnbf", "abf", "ssb"),
+                     workers: int = 1) -> pd.DataFrame:
     """Accuracy (%) against the number of train personas (mean over draws and seeds)."""
     gt, _ = ground_truth_codes(tb)
     mu = readout(tb)
     seeds = tb.personas["seed"].to_numpy()
-    rows = []
+    tasks = []
     for seed in pd.unique(seeds):
         m = seeds == seed
-        personas = tb.personas[m].reset_index(drop=True)
-        train_diff = personas.loc[personas["split"] == "train", "difficulty"].to_numpy()
-        plans = [(len(train_diff), None)]
-        for n in sizes:
-            for i in range(repeats):
-                plans.append((n, _stratified_subsample(train_diff, n,
-                                                       np.random.default_rng(42 + i))))
-        for n, idx in plans:
-            run = run_seed(mu[m], gt[m], personas, methods=list(methods), train_index=idx)
-            for name in methods:
-                rows.append({"train_size": n, "seed": int(seed), "method": name,
-                             "accuracy": 100 * forced_accuracy(
-                                 run.predictions[name].answer == run.gt)})
-    df = pd.DataFrame(rows)
+        tasks.append((mu[m], gt[m], tb.personas[m].reset_index(drop=True), tuple(sizes),
+                      repeats, tuple(methods)))
+    df = pd.DataFrame([row for part in _map(_size_task, tasks, workers) for row in part])
     return df.groupby(["train_size", "method"], as_index=False)["accuracy"].mean()
 
 
