@@ -1,0 +1,103 @@
+"""Threshold sweeps for selective answering (``reference/testbed-spec.md`` §2.12).
+
+Each selective resolver abstains by its own rule; :func:`skip_rule` exposes it as a function
+of one threshold so that a page can move the threshold and see coverage, selective accuracy
+and F0.5 change, with the threshold the calibration split chose marked.
+
+* ``nbf_skip``, ``dsnbf_skip``: skip when ≥ 2 sources are active and the posterior margin
+  (top1 − top2) is below θ ∈ [0, 1].
+* ``ssb_skip``: skip when the chosen source is null, or ≥ 2 are active and the share of active
+  atoms equal to the chosen one is below θ ∈ [0, 1].
+* ``abf_skip``: skip with no active source, or ≥ 2 active and best score < θ_E or
+  best − second < θ_Δ; the sweep moves θ_Δ ∈ [0, 2] with θ_E held at its calibrated value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..resolvers.nbf import margin
+from .metrics import coverage, f05_macro, forced_accuracy, selective_accuracy
+from .run import SeedRun
+
+__all__ = ["SKIP_METHODS", "SkipRule", "skip_rule", "sweep"]
+
+SKIP_METHODS = ("dsnbf_skip", "nbf_skip", "ssb_skip", "abf_skip")
+
+
+@dataclass(frozen=True)
+class SkipRule:
+    """A selective method's abstention as a function of one threshold.
+
+    Attributes
+    ----------
+    method : e.g. ``"dsnbf_skip"``.
+    score : (N, 18) the quantity compared with θ (margin, agreement or best − second).
+    always_skip, never_skip : (N, 18) rows the threshold cannot change.
+    calibrated : the θ chosen on the calibration split.
+    grid : the θ values to sweep.
+    label : what θ is, for axis titles.
+    """
+
+    method: str
+    score: np.ndarray
+    always_skip: np.ndarray
+    never_skip: np.ndarray
+    calibrated: float
+    grid: np.ndarray
+    label: str
+
+    def skipped(self, theta: float) -> np.ndarray:
+        """Abstention mask at threshold ``theta``."""
+        return self.always_skip | (~self.never_skip & (self.score < theta))
+
+
+def skip_rule(run: SeedRun, method: str) -> SkipRule:
+    """The :class:`SkipRule` of ``method`` on one seed's test split."""
+    if method not in SKIP_METHODS:
+        raise ValueError(f"method must be one of {', '.join(SKIP_METHODS)}, got {method!r}")
+    if method not in run.predictions:
+        raise ValueError(f"{method} was not run")
+    p = run.predictions[method]
+    atoms = run.atoms
+    n_act = (atoms >= 0).sum(2)
+    none = np.zeros(n_act.shape, bool)
+    base = method.removesuffix("_skip")
+    model = run.models[base if base != "nbf" else "nbf_skip"]
+    if method in ("nbf_skip", "dsnbf_skip"):
+        return SkipRule(method, margin(p.extra["proba"]), none, n_act < 2, model.theta_,
+                        np.round(np.arange(0, 101) / 100, 2), "posterior margin θ")
+    if method == "ssb_skip":
+        chosen, agree, _ = model._parts(atoms)
+        return SkipRule(method, agree, chosen < 0, n_act < 2, model.theta_,
+                        np.round(np.arange(0, 101) / 100, 2), "agreement θ")
+    s = p.extra["scores"]
+    srt = np.sort(s, -1)
+    best, second = srt[..., -1], srt[..., -2]
+    always = (n_act == 0) | ((n_act >= 2) & (best < model.theta_e_))
+    return SkipRule(method, best - second, always, n_act < 2, model.theta_d_,
+                    np.round(np.arange(0, 201) / 100, 2), "score gap θ_Δ")
+
+
+def sweep(runs: list[SeedRun], method: str) -> pd.DataFrame:
+    """Coverage, selective accuracy and F0.5 (%) at every θ, per seed then mean."""
+    per_seed = []
+    for r in runs:
+        rule = skip_rule(r, method)
+        correct = r.predictions[method].answer == r.gt
+        forced = forced_accuracy(correct)
+        rows = []
+        for theta in rule.grid:
+            sk = rule.skipped(theta)
+            sel, cov = selective_accuracy(correct, sk), coverage(sk)
+            rows.append((theta, cov, sel, f05_macro(sel, cov, forced)))
+        per_seed.append(np.array(rows, float))
+    stack = np.stack(per_seed)
+    finite = np.isfinite(stack)
+    count = finite.sum(0)
+    arr = np.where(count > 0, np.where(finite, stack, 0).sum(0) / np.maximum(count, 1), np.nan)
+    return pd.DataFrame({"theta": arr[:, 0], "coverage": 100 * arr[:, 1],
+                         "selective_accuracy": 100 * arr[:, 2], "f05": 100 * arr[:, 3]})

@@ -1,0 +1,39 @@
+"""Small statistical helpers shared across the project.
+
+``wilson_interval`` is the score interval for a binomial proportion (Wilson, 1927):
+centre (k + z²/2)/(n + z²), half-width z·sqrt(k(n − k)/n + z²/4)/(n + z²), with z the
+standard-normal quantile of (1 + level)/2. It is defined for n = 0 as the whole [0, 1].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import norm
+
+__all__ = ["wilson_interval"]
+
+
+def wilson_interval(k, n, *, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval (low, high) for k successes in n trials, elementwise.
+
+    Examples
+    --------
+    >>> lo, hi = wilson_interval(8, 10)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.4902, 0.9433)
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    k = np.asarray(k, float)
+    n = np.asarray(n, float)
+    if np.any(k < 0) or np.any(k > n):
+        raise ValueError("need 0 <= k <= n")
+    z = norm.ppf(0.5 + level / 2)
+    z2 = z * z
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centre = (k + z2 / 2) / (n + z2)
+        half = z * np.sqrt(np.where(n > 0, k * (n - k) / np.where(n > 0, n, 1), 0) + z2 / 4) / (
+            n + z2)
+    lo = np.where(n > 0, np.clip(centre - half, 0, 1), 0.0)
+    hi = np.where(n > 0, np.clip(centre + half, 0, 1), 1.0)
+    return lo, hi
