@@ -72,9 +72,22 @@ def _log_lik(atoms: np.ndarray, log_e: np.ndarray) -> np.ndarray:
 
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = np.where(VALID, z, -np.inf)
+    return _softmax_fast(z)
+
+
+def _softmax_fast(z: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis for inputs whose padded labels are already ≤ −1e30 (the
+    log-priors carry ``_NEG`` there), so no masking pass is needed; works in place."""
     z = z - z.max(-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(-1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(-1, keepdims=True)
+    return z
+
+
+def _logsumexp(z: np.ndarray, axis: int) -> np.ndarray:
+    m = z.max(axis, keepdims=True)
+    out = np.log(np.exp(z - m).sum(axis, keepdims=True)) + m
+    return np.squeeze(out, axis)
 
 
 def margin(proba: np.ndarray) -> np.ndarray:
@@ -188,9 +201,8 @@ class DSNBF:
     def _diff_post(lik_d, prior_d, class_p, t_diff):
         """P(d | persona) (…, N, 3) from per-difficulty log-likelihoods (3, N, 18, K)."""
         t = np.asarray(t_diff, float)[..., None, None, None, None]
-        z = prior_d[:, None] + t * lik_d  # (..., 3, N, Q, K)
-        z = np.where(VALID, z, -np.inf)
-        per_q = logsumexp(z, axis=-1).sum(-1)  # (..., 3, N)
+        z = prior_d[:, None] + t * lik_d  # (..., 3, N, Q, K); padded labels ≈ −1e30
+        per_q = _logsumexp(z, -1).sum(-1)  # (..., 3, N)
         logit = class_p[:, None] + per_q
         logit = logit - logsumexp(logit, axis=-2, keepdims=True)
         return np.moveaxis(np.exp(logit), -2, -1)  # (..., N, 3)
@@ -210,13 +222,18 @@ class DSNBF:
             lik_d = np.stack([_log_lik(cal.atoms, log_d[d]) for d in range(3)])
             post = self._diff_post(lik_d, prior_d, class_p, tdiff)  # (Td, N, 3)
             # padded labels get probability −1 so a plain argmax never picks them
-            a = np.where(VALID, _softmax(self.log_prior_[None] + t_grid * lik_g[None]), -1.0)
-            b_d = _softmax(prior_d[None, :, None] + t_grid[:, None] * lik_d[None])  # T,3,N,Q,K
-            b = np.where(VALID, np.einsum("xnd,tdnqk->txnqk", post, b_d), -1.0)
+            # padded labels have probability 0 and never win: every valid label of a
+            # normalised posterior is > 0 or ties at 0 with a lower (valid) label
+            a = _softmax_fast(self.log_prior_[None] + t_grid * lik_g[None])  # (T, N, Q, K)
+            b_d = _softmax_fast(prior_d[None, :, None] + t_grid[:, None] * lik_d[None])
             # labels on the leading axis: a running argmax over K=4 contiguous slabs is much
             # faster than numpy's argmax along a short trailing axis
             a32 = np.ascontiguousarray(np.moveaxis(a, -1, 0), dtype=np.float32)[:, :, None]
-            b32 = np.ascontiguousarray(np.moveaxis(b, -1, 0), dtype=np.float32)
+            bd32 = np.ascontiguousarray(np.moveaxis(b_d, -1, 0), dtype=np.float32)  # K,T,3,N,Q
+            p32 = post.astype(np.float32)  # (Td, N, 3)
+            b32 = (p32[None, None, :, :, 0, None] * bd32[:, :, None, 0]
+                   + p32[None, None, :, :, 1, None] * bd32[:, :, None, 1]
+                   + p32[None, None, :, :, 2, None] * bd32[:, :, None, 2])  # (K, T, Td, N, Q)
             acc_t = np.empty((len(DS_T), len(DS_GW), len(DS_TDIFF)))
             for g, w in enumerate(DS_GW):
                 best = w * a32[0] + (1 - w) * b32[0]
