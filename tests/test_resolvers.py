@@ -312,3 +312,14 @@ def test_every_resolver_answers_inside_the_answer_space(seed, p_null):
         p = model.fit(tr, ca).predict(te.atoms)
         assert (p.answer >= 0).all() and (p.answer < KQ[None, :]).all(), model
         assert ((p.confidence >= 0) & (p.confidence <= 1 + 1e-12)).all(), model
+
+
+def test_all_null_training_atoms_do_not_break_any_fit():
+    rng = np.random.default_rng(9)
+    atoms, gt = empty(12)
+    gt[:] = np.floor(rng.random((12, 18)) * KQ[None, :]).astype(np.int8)
+    tr = Split(atoms, gt, rng.integers(0, 3, 12))
+    for model in (SSB(selective=True), BCF(), ABF(selective=True), NBF(selective=True),
+                  DSNBF(selective=True), DawidSkene()):
+        p = model.fit(tr, tr).predict(atoms)
+        assert (p.answer >= 0).all() and (p.answer < KQ[None, :]).all(), model

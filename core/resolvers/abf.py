@@ -94,13 +94,17 @@ class ABF:
             grad[4] = np.einsum("rv,rvs,s->", g, active * (x[5] * dkb + (1 - x[5]) * dki), w)
             return loss, grad
 
-        res = minimize(nll, _X0, jac=True, method="L-BFGS-B", bounds=_BOUNDS,
-                       options={"maxiter": 200})
-        self.params_ = res.x
+        if n:
+            res = minimize(nll, _X0, jac=True, method="L-BFGS-B", bounds=_BOUNDS,
+                           options={"maxiter": 200})
+            x, fun = res.x, float(res.fun)
+        else:  # no training record has an active source: keep the starting point
+            x, fun = _X0.copy(), float("nan")
+        self.params_ = x
         self.delta_ = np.zeros(5)
-        self.delta_[_LEARN] = res.x[:4]
-        self.alpha_, self.pi_ = float(res.x[4]), float(res.x[5])
-        self.train_nll_ = float(res.fun)
+        self.delta_[_LEARN] = x[:4]
+        self.alpha_, self.pi_ = float(x[4]), float(x[5])
+        self.train_nll_ = fun
         self.theta_e_, self.theta_d_ = 0.0, 0.0
         if self.selective:
             if cal is None:

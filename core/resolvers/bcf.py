@@ -54,17 +54,21 @@ class BCF:
         k = KQ[np.nonzero(keep)[1]]
         # Records sharing (match pattern, K, GT) score identically under every δ: credit is
         # computed once per distinct row and weighted by its count (same result, ~10x less work).
-        bits = (m.reshape(len(m), -1).astype(np.int64) << np.arange(m[0].size)).sum(1)
+        width = m.shape[1] * m.shape[2]
+        bits = (m.reshape(len(m), width).astype(np.int64) << np.arange(width)).sum(1)
         rows, count = np.unique(np.stack([bits, k, y], 1), axis=0, return_counts=True)
-        shift = np.arange(m[0].size)
+        shift = np.arange(width)
         um = ((rows[:, :1] >> shift) & 1).reshape(len(rows), *m.shape[1:]).astype(np.int16)
         valid = np.arange(m.shape[1])[None, :] < rows[:, 1:2]
         gt_onehot = np.arange(m.shape[1])[None, :] == rows[:, 2:3]
         w = _weights_tenths(DELTA_GRID)  # (G, 5)
-        s = np.einsum("rvs,gs->grv", um, w)
-        s = np.where(valid[None], s, -1)
-        tied = s == s.max(-1, keepdims=True)
-        credit = (((tied & gt_onehot[None]).any(-1) / tied.sum(-1)) * count).sum(-1)
+        if len(rows):
+            s = np.einsum("rvs,gs->grv", um, w)
+            s = np.where(valid[None], s, -1)
+            tied = s == s.max(-1, keepdims=True)
+            credit = (((tied & gt_onehot[None]).any(-1) / tied.sum(-1)) * count).sum(-1)
+        else:  # no record has an active source: every δ scores 0, keep the first
+            credit = np.zeros(len(w))
         best = first_best(credit)
         self.delta_ = np.zeros(5)
         self.delta_[list(_LEARN)] = DELTA_GRID[best] / 10

@@ -1,0 +1,76 @@
+"""Arbiter: home page (the three stories, what each page teaches, the store).
+
+Run with ``streamlit run app.py``. Pages live in ``pages/`` (Streamlit's pages-directory
+convention: ``pages/1_Walkthrough.py`` is served at ``/Walkthrough``); shared Streamlit glue
+is the package ``pages/_shared``; the logic is in ``core`` (no Streamlit there).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages._shared import ensure_store, load_store_info, store_guard, store_stamp
+
+st.set_page_config(layout="wide", page_title="Arbiter", page_icon=":material/balance:")
+
+st.title("Arbiter")
+st.markdown(
+    "#### When evidence sources disagree, who settles it — and who checks the settler?"
+)
+st.markdown(
+    "* **Sources conflict.** A person's plans, self-reports, payment logs and wearable each "
+    "record the same days, each with its own bias, blind spots and lost days.\n"
+    "* **Resolvers settle or abstain.** Fusion rules (majority vote, confusion-matrix "
+    "models, LLM judges) pick an answer, and the good ones know when not to.\n"
+    "* **Labels decide the ranking.** Score the same methods against a cheaper label source "
+    "and the order of the leaderboard can flip."
+)
+
+path = ensure_store()
+
+st.subheader("Three stories")
+s1, s2, s3 = st.columns(3)
+with s1, st.container(border=True, height="stretch"):
+    st.markdown("**Seed 000 · Multi-source memory benchmark**")
+    st.caption("4 seeds × 480 synthetic people × 30 days × 5 sources × 18 survey questions, "
+               "with a ground truth computed from the latent days.")
+    st.badge("available", color="green", icon=":material/check:")
+    st.page_link("pages/1_Walkthrough.py", label="Start with the walkthrough",
+                 icon=":material/arrow_forward:")
+with s2, st.container(border=True, height="stretch"):
+    st.markdown("**Seed 002 · Personal records with validity intervals**")
+    st.caption("One person's records, source tiers, as-of dates, a conflict policy, "
+               "disclosure and write-back.")
+    st.badge("coming", color="gray", icon=":material/schedule:")
+with s3, st.container(border=True, height="stretch"):
+    st.markdown("**Seed 003 · The label-source effect**")
+    st.caption("Does a cheap label source reverse the ranking of two confidence rules, and "
+               "how many human labels settle it?")
+    st.badge("coming", color="gray", icon=":material/schedule:")
+
+st.subheader("Pages")
+with st.container(border=True):
+    st.page_link("pages/1_Walkthrough.py", label="**Walkthrough**", icon=":material/route:")
+    st.markdown("Follow one persona and one question from the latent days through five "
+                "biased sources to atoms and the ground truth, and see which distortion "
+                "moved each source's answer.")
+with st.container(border=True):
+    st.markdown(":gray[**Resolvers and robustness** — coming with the resolver issue]")
+    st.caption("Fit majority vote, BCF, NBF, DSNBF and Dawid–Skene, drag bias and dropout "
+               "sliders, and watch which resolvers break.")
+
+st.subheader("The store")
+with st.container(border=True):
+    with store_guard():
+        info = load_store_info(str(path), store_stamp(path))
+    config = info.get("config") or {}
+    a, b, c, d = st.columns(4)
+    a.metric("Origin", str(info["origin"]).split(":", 1)[0] or "?")
+    b.metric("Seeds", len(info["seeds"]), help=", ".join(map(str, info["seeds"])))
+    c.metric("Personas", info["n_personas"])
+    built = str(info["built_at"])
+    d.metric("Built on", built.split("T")[0] or "?", help=built or None)
+    st.caption(f"Seeds {', '.join(map(str, info['seeds']))} · {info['n_ground_truth']} "
+               f"ground-truth labels · schema {info['schema_version']} · `{info['path']}`"
+               + (f" · {config.get('personas_per_difficulty')} personas per difficulty"
+                  if "personas_per_difficulty" in config else ""))

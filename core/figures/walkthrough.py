@@ -1,0 +1,489 @@
+"""Figures of the walked-through example (seed 000 §8.6): latent days, source views, atom grid.
+
+Pure builders: frames and arrays in, :class:`plotly.graph_objects.Figure` out. Every trace is
+SVG (``go.Bar``, ``go.Scatter``, ``go.Heatmap``; no WebGL), so the figures render in headless
+browsers and export cleanly. Colours come from :mod:`core.figures.style`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import MappingProxyType
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from core.evaluation.walkthrough import DayViews
+from core.testbed.questions import QUESTIONS, SOURCE_LABELS, SOURCES
+from core.testbed.vocab import IS_WEEKEND, N_DAYS
+
+from .style import (
+    LATENT_COLOR,
+    REFERENCE_COLOR,
+    SOURCE_COLORS,
+    STATUS_COLORS,
+    STATUS_NAMES,
+    STATUS_SYMBOLS,
+    UNAVAILABLE_FILL,
+    UNAVAILABLE_MARK,
+    WEEKEND_FILL,
+    base_layout,
+)
+
+__all__ = [
+    "GRID_STATUS_CODES",
+    "atom_grid_figure",
+    "atom_grid_status",
+    "clock_ticks",
+    "source_days_figure",
+    "timeline_figure",
+]
+
+_DAYS = np.arange(1, N_DAYS + 1)
+_X_AXIS = {"range": [0.5, N_DAYS + 0.5], "dtick": 1, "tickfont": {"size": 10}}
+
+
+def clock_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
+    """Whole-hour ticks between ``lo`` and ``hi`` (hours after midnight of the day, so 24.5
+    is 00:30 next morning), labelled ``HH:00``."""
+    vals = list(range(int(np.floor(lo)), int(np.ceil(hi)) + 1))
+    return [float(v) for v in vals], [f"{v % 24:02d}:00" for v in vals]
+
+
+def _refs(row: int) -> tuple[str, str]:
+    """Axis names of subplot ``row`` (1-based) in a one-column ``make_subplots`` grid."""
+    return ("x" if row == 1 else f"x{row}"), ("y" if row == 1 else f"y{row}")
+
+
+def _runs(days: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive runs of sorted day indices, as (first, last) pairs."""
+    out: list[tuple[int, int]] = []
+    for d in np.asarray(days, dtype=int).tolist():
+        if out and d == out[-1][1] + 1:
+            out[-1] = (out[-1][0], d)
+        else:
+            out.append((d, d))
+    return out
+
+
+def _day_bands(days: np.ndarray, *, row: int, fill: str) -> list[dict]:
+    """Shaded full-height bands over runs of days in subplot ``row`` (shape dicts)."""
+    xr, yr = _refs(row)
+    return [{"type": "rect", "xref": xr, "yref": f"{yr} domain", "x0": a - 0.5, "x1": b + 0.5,
+             "y0": 0, "y1": 1, "fillcolor": fill, "line": {"width": 0}, "layer": "below"}
+            for a, b in _runs(days)]
+
+
+def _hline(y: float, *, row: int, text: str | None = None) -> tuple[list[dict], list[dict]]:
+    """A dotted reference line across subplot ``row`` and its optional label."""
+    xr, yr = _refs(row)
+    shape = {"type": "line", "xref": f"{xr} domain", "yref": yr, "x0": 0, "x1": 1, "y0": y,
+             "y1": y, "line": {"color": REFERENCE_COLOR, "dash": "dot", "width": 1.5}}
+    notes = [] if not text else [{"text": text, "xref": f"{xr} domain", "yref": yr, "x": 0,
+                                  "y": y, "xanchor": "left", "yanchor": "bottom",
+                                  "showarrow": False,
+                                  "font": {"size": 11, "color": REFERENCE_COLOR}}]
+    return [shape], notes
+
+
+_SHIFT_LINE = MappingProxyType({"color": "#B91C1C", "dash": "dash", "width": 2})
+
+
+def _shift(fig: go.Figure, shift_day: int | None, *, rows: Sequence[int]) -> list[dict]:
+    """Dashed red lines before ``shift_day`` on every row; the legend names them."""
+    if not shift_day:
+        return []
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(_SHIFT_LINE),
+                             name=f"habits shift (day {shift_day})", hoverinfo="skip"))
+    shapes = []
+    for r in rows:
+        xr, yr = _refs(r)
+        shapes.append({"type": "line", "xref": xr, "yref": f"{yr} domain",
+                       "x0": shift_day - 0.5, "x1": shift_day - 0.5, "y0": 0, "y1": 1,
+                       "line": dict(_SHIFT_LINE)})
+    return shapes
+
+
+def _decorate(fig: go.Figure, shapes: list[dict], notes: list[dict]) -> None:
+    """Add all shapes and annotations in one layout update (plotly's add_shape is slow)."""
+    old_shapes = [s.to_plotly_json() for s in fig.layout.shapes]
+    old_notes = [a.to_plotly_json() for a in fig.layout.annotations]
+    fig.update_layout(shapes=old_shapes + shapes, annotations=old_notes + notes)
+
+
+# ---------------------------------------------------------------- latent timeline
+def timeline_figure(
+    days: pd.DataFrame,
+    *,
+    topic: str,
+    shift_day: int | None = None,
+    threshold: float | None = None,
+    threshold_label: str | None = None,
+    height: int | None = None,
+) -> go.Figure:
+    """The 30 latent days (L2) of one persona for one topic.
+
+    Parameters
+    ----------
+    days : DataFrame
+        30 rows from :func:`core.evaluation.walkthrough.latent_days` (``day_index`` and the
+        event fields).
+    topic : {"sleep", "work", "diet", "social", "exercise"}
+    shift_day : int, optional
+        First day with shifted habits; drawn as a dashed red line.
+    threshold : float, optional
+        The question's threshold on the main quantity (e.g. 7 h for A1), drawn dotted.
+    threshold_label : str, optional
+        Text beside the threshold line.
+    height : int, optional
+        Figure height in pixels.
+
+    Returns
+    -------
+    go.Figure
+        x is the day index 1–30 on every panel; weekends are shaded.
+    """
+    x = days["day_index"].to_numpy()
+    extra: list[tuple[list[dict], list[dict]]] = []
+    if topic == "sleep":
+        fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
+                            subplot_titles=("Bedtime", "Sleep duration (h)"))
+        bed = days["bedtime_h"].to_numpy(float)
+        fig.add_trace(go.Scatter(
+            x=x, y=bed, mode="lines+markers", name="bedtime", line={"color": LATENT_COLOR},
+            marker={"size": 7},
+            hovertemplate="day %{x}: bed at %{customdata}<extra></extra>",
+            customdata=[f"{int(round(v * 60)) // 60 % 24:02d}:{int(round(v * 60)) % 60:02d}"
+                        for v in bed]), row=1, col=1)
+        tv, tt = clock_ticks(min(bed.min(), 23.0) - 0.25, max(bed.max(), 24.0) + 0.25)
+        fig.update_yaxes(tickvals=tv, ticktext=tt, row=1, col=1)
+        extra.append(_hline(24.0, row=1, text="midnight"))
+        dur = days["duration_h"].to_numpy(float)
+        fig.add_trace(go.Bar(x=x, y=dur, name="sleep (h)", marker_color=LATENT_COLOR,
+                             hovertemplate="day %{x}: %{y:.1f} h<extra></extra>"), row=2, col=1)
+        if threshold is not None and threshold < 20:
+            extra.append(_hline(threshold, row=2, text=threshold_label))
+        rows = [1, 2]
+    elif topic == "work":
+        fig = make_subplots(rows=1, cols=1)
+        hours = days["hours"].to_numpy(float)
+        over = days["overtime"].to_numpy(bool)
+        wk = days["worked_on_weekend"].to_numpy(bool)
+        fig.add_trace(go.Bar(x=x, y=np.where(~over, hours, np.nan), name="work hours",
+                             marker_color=LATENT_COLOR,
+                             hovertemplate="day %{x}: %{y:.1f} h<extra></extra>"))
+        fig.add_trace(go.Bar(x=x, y=np.where(over, hours, np.nan), name="overtime day (> 9 h)",
+                             marker_color="#C2410C",
+                             hovertemplate="day %{x}: %{y:.1f} h (overtime)<extra></extra>"))
+        fig.add_trace(go.Scatter(x=x[wk], y=hours[wk] + 0.6, mode="markers",
+                                 name="weekend day worked",
+                                 marker={"symbol": "star", "size": 11, "color": "#C2410C"},
+                                 hovertemplate="day %{x}: weekend work<extra></extra>"))
+        fig.update_layout(barmode="overlay")
+        fig.update_yaxes(title_text="hours")
+        if threshold is not None:
+            extra.append(_hline(threshold, row=1, text=threshold_label))
+        rows = [1]
+    elif topic == "diet":
+        fig = make_subplots(rows=1, cols=1)
+        meals = days["meals"].to_numpy(int)
+        home = days["home_cooked"].to_numpy(int)
+        fast = days["fast_food"].to_numpy(int)
+        other = meals - home - fast
+        for y, name, color in ((home, "home-cooked", "#2F855A"), (fast, "fast food / delivery",
+                               "#C2410C"), (other, "other outside meal", "#A0AEC0")):
+            fig.add_trace(go.Bar(x=x, y=y, name=name, marker_color=color,
+                                 hovertemplate=f"day %{{x}}: %{{y}} {name}<extra></extra>"))
+        fig.update_layout(barmode="stack")
+        fig.update_yaxes(title_text="meals", dtick=1)
+        rows = [1]
+    elif topic == "social":
+        fig = make_subplots(rows=1, cols=1)
+        n = days["n_act"].to_numpy(int)
+        oblig = days["supporting_other"].to_numpy(bool)
+        fig.add_trace(go.Bar(x=x, y=np.where(oblig, 0, n), name="voluntary activities",
+                             marker_color=LATENT_COLOR,
+                             hovertemplate="day %{x}: %{y} voluntary<extra></extra>"))
+        fig.add_trace(go.Bar(x=x, y=np.where(oblig, n, 0), name="obligation (supporting others)",
+                             marker_color="#B7791F",
+                             hovertemplate="day %{x}: %{y} obligatory<extra></extra>"))
+        fig.update_layout(barmode="stack")
+        fig.update_yaxes(title_text="activities", dtick=1)
+        rows = [1]
+    elif topic == "exercise":
+        fig = make_subplots(rows=1, cols=1)
+        mins = days["exercise_min"].to_numpy(float)
+        did = days["did_exercise"].to_numpy(bool)
+        intent = days["intentional"].to_numpy(bool)
+        fig.add_trace(go.Bar(x=x, y=np.where(did & intent, mins, np.nan),
+                             name="intentional session", marker_color=LATENT_COLOR,
+                             hovertemplate="day %{x}: %{y:.0f} min, intentional<extra></extra>"))
+        fig.add_trace(go.Bar(x=x, y=np.where(did & ~intent, mins, np.nan),
+                             name="incidental movement", marker_color="#94A3B8",
+                             hovertemplate="day %{x}: %{y:.0f} min, incidental<extra></extra>"))
+        fig.update_layout(barmode="overlay")
+        fig.update_yaxes(title_text="minutes")
+        extra.append(_hline(30.0, row=1, text="30 min"))
+        rows = [1]
+    else:
+        raise ValueError(f"unknown topic {topic!r} (expected sleep, work, diet, social or "
+                         "exercise)")
+    shapes: list[dict] = []
+    notes: list[dict] = []
+    for r in rows:
+        shapes += _day_bands(_DAYS[IS_WEEKEND], row=r, fill=WEEKEND_FILL)
+    for sh, nt in extra:
+        shapes += sh
+        notes += nt
+    shapes += _shift(fig, shift_day, rows=rows)
+    _decorate(fig, shapes, notes)
+    fig.update_xaxes(**_X_AXIS)
+    fig.update_xaxes(title_text="day (1 = Sat 3 Jan 2026; shaded = weekend)", row=rows[-1],
+                     col=1)
+    fig.update_layout(**base_layout(height=height or (420 if len(rows) > 1 else 300)))
+    return fig
+
+
+# ---------------------------------------------------------------- source views
+def source_days_figure(views: DayViews, *, height: int | None = None) -> go.Figure:
+    """Each source's view of the same 30 days, one row per source, truth overlaid.
+
+    Parameters
+    ----------
+    views : DayViews
+        From :func:`core.evaluation.walkthrough.day_views`.
+    height : int, optional
+
+    Returns
+    -------
+    go.Figure
+        Row ``r`` (1-based) shows ``SOURCES[r - 1]`` in its own colour. Days whose record
+        was lost get a grey band and a ``✕`` marker (a trace named ``record unavailable``);
+        the profile's snapshot is a flat line over its anchor window and dotted after it; a
+        source with no field for the quantity says so in its row. Where a source reports the
+        latent quantity in the same unit, the truth is overlaid as grey ticks.
+    """
+    frame = views.frame
+    titles = []
+    for src in SOURCES:
+        q = frame.loc[frame["source"] == src, "quantity"].iloc[0]
+        titles.append(f"<b>{SOURCE_LABELS[src]}</b> · {q}")
+    fig = make_subplots(rows=len(SOURCES), cols=1, shared_xaxes=True, vertical_spacing=0.055)
+    legend_done: set[str] = set()
+    shapes: list[dict] = []
+    # row titles, left-aligned above each row (added with everything else in one update)
+    notes: list[dict] = [
+        {"text": t, "x": 0, "xref": "paper", "yref": "paper",
+         "y": fig.layout[f"yaxis{r if r > 1 else ''}"].domain[1], "xanchor": "left",
+         "yanchor": "bottom", "showarrow": False, "font": {"size": 13}}
+        for r, t in enumerate(titles, start=1)]
+    for r, src in enumerate(SOURCES, start=1):
+        sub = frame[frame["source"] == src]
+        x = sub["day_index"].to_numpy()
+        v = sub["value"].to_numpy(float)
+        avail = sub["available"].to_numpy(bool)
+        truth = sub["truth"].to_numpy(float)
+        kind = sub["kind"].iloc[0]
+        comparable = bool(sub["comparable"].iloc[0])
+        color = SOURCE_COLORS[src]
+        if kind == "absent":
+            fig.add_trace(go.Scatter(x=[1, N_DAYS], y=[0, 1], mode="markers",
+                                     marker={"opacity": 0}, hoverinfo="skip", showlegend=False),
+                          row=r, col=1)
+            xr, yr = _refs(r)
+            notes.append({"x": 0.5, "y": 0.5, "xref": f"{xr} domain", "yref": f"{yr} domain",
+                          "text": f"{sub['quantity'].iloc[0]} in this source",
+                          "showarrow": False, "font": {"size": 12, "color": "#64748B"}})
+            fig.update_yaxes(showticklabels=False, showgrid=False, row=r, col=1)
+            continue
+        if kind == "snapshot":
+            end = views.anchor_end
+            fig.add_trace(go.Scatter(
+                x=[0.5, end + 0.5], y=[v[0], v[0]], mode="lines", name=SOURCE_LABELS[src],
+                line={"color": color, "width": 4}, showlegend=False,
+                hovertemplate=f"snapshot of days 1–{end}: %{{y:.2f}}<extra></extra>"),
+                row=r, col=1)
+            fig.add_trace(go.Scatter(
+                x=[end + 0.5, N_DAYS + 0.5], y=[v[0], v[0]], mode="lines", showlegend=False,
+                line={"color": color, "width": 2, "dash": "dot"},
+                hovertemplate="stale: the snapshot does not see these days<extra></extra>"),
+                row=r, col=1)
+            if end < N_DAYS:
+                shapes += _day_bands(np.arange(end + 1, N_DAYS + 1), row=r,
+                                     fill="rgba(124, 92, 191, 0.07)")
+                xr, yr = _refs(r)
+                notes.append({"x": N_DAYS + 0.5, "y": 0, "xref": xr, "yref": f"{yr} domain",
+                              "xanchor": "right", "yanchor": "bottom", "showarrow": False,
+                              "text": f"stale: the snapshot covers days 1–{end} only",
+                              "font": {"size": 10, "color": "#64748B"}})
+        elif views.metric == "bedtime":  # clock times: points, not bars from zero
+            fig.add_trace(go.Scatter(
+                x=x, y=np.where(avail, v, np.nan), name=SOURCE_LABELS[src], mode="lines+markers",
+                line={"color": color, "width": 1.5}, marker={"color": color, "size": 8},
+                showlegend=False, connectgaps=False,
+                hovertemplate="day %{x}: %{y:.2f} h<extra>" + SOURCE_LABELS[src] + "</extra>"),
+                row=r, col=1)
+        else:
+            fig.add_trace(go.Bar(
+                x=x, y=np.where(avail, v, np.nan), name=SOURCE_LABELS[src], marker_color=color,
+                showlegend=False,
+                hovertemplate="day %{x}: %{y:.2f}<extra>" + SOURCE_LABELS[src] + "</extra>"),
+                row=r, col=1)
+        if comparable:
+            first = "truth" not in legend_done
+            legend_done.add("truth")
+            fig.add_trace(go.Scatter(
+                x=x, y=truth, mode="markers", name="latent truth (L2)",
+                legendgroup="truth", showlegend=first,
+                marker={"symbol": "line-ew-open", "size": 16, "color": LATENT_COLOR,
+                        "line": {"width": 2.5, "color": LATENT_COLOR}},
+                hovertemplate="day %{x}: truth %{y:.2f}<extra></extra>"), row=r, col=1)
+            if views.threshold is not None:
+                sh, _ = _hline(views.threshold, row=r)
+                shapes += sh
+        lo = hi = None
+        if kind == "snapshot" and views.metric != "bedtime":
+            top = max(float(np.nanmax(np.r_[v[:1], truth if comparable else []])), 0.0)
+            fig.update_yaxes(range=[0, top * 1.3 if top > 0 else 1], row=r, col=1)
+        if views.metric == "bedtime":
+            lo = np.floor(np.nanmin(np.r_[v[avail], truth, 23.0])) - 0.25
+            hi = np.nanmax(np.r_[v[avail], truth, 24.0]) + 0.25
+            tv, tt = clock_ticks(lo, hi)
+            fig.update_yaxes(tickvals=tv, ticktext=tt, range=[lo, hi], row=r, col=1)
+        gone = x[~avail]
+        if gone.size:
+            shapes += _day_bands(gone, row=r, fill=UNAVAILABLE_FILL)
+            first = "gone" not in legend_done
+            legend_done.add("gone")
+            fig.add_trace(go.Scatter(
+                x=gone, y=np.full(gone.size, 0.0 if lo is None else lo + 0.3),
+                mode="markers", name="record unavailable", cliponaxis=False,
+                legendgroup="gone", showlegend=first,
+                marker={"symbol": "x-thin-open", "size": 11, "color": UNAVAILABLE_MARK,
+                        "line": {"width": 2, "color": UNAVAILABLE_MARK}},
+                hovertemplate="day %{x}: record unavailable (dropout)<extra></extra>"),
+                row=r, col=1)
+    rows = range(1, len(SOURCES) + 1)
+    for r in rows:
+        shapes += _day_bands(_DAYS[IS_WEEKEND], row=r, fill=WEEKEND_FILL)
+    _decorate(fig, shapes + _shift(fig, views.shift_day, rows=rows), notes)
+    fig.update_xaxes(**_X_AXIS)
+    fig.update_xaxes(title_text="day", row=len(SOURCES), col=1)
+    if views.metric != "bedtime":
+        fig.update_yaxes(rangemode="tozero")
+    fig.update_layout(**base_layout(height=height or 760))
+    fig.update_layout(barmode="overlay")
+    return fig
+
+
+# ---------------------------------------------------------------- atom grid
+#: z value of each status in :func:`atom_grid_figure`.
+GRID_STATUS_CODES = MappingProxyType({"na": 0, "null": 1, "agree": 2, "disagree": 3, "gt": 4})
+
+
+def atom_grid_status(gt_codes: np.ndarray, atoms: np.ndarray) -> np.ndarray:
+    """Status of every cell of the atom grid: ``agree`` / ``disagree`` / ``null`` / ``na``.
+
+    Parameters
+    ----------
+    gt_codes : ndarray of shape (18,)
+    atoms : ndarray of shape (18, 5), ``-1`` = no atom
+
+    Returns
+    -------
+    ndarray of shape (18, 5), str
+        ``na`` for a missing atom of a source that is not informative for the question
+        (spec §2.4), ``null`` for a missing atom of an informative source.
+    """
+    gt = np.asarray(gt_codes).astype(int)
+    at = np.asarray(atoms).astype(int)
+    if gt.shape != (len(QUESTIONS),) or at.shape != (len(QUESTIONS), len(SOURCES)):
+        raise ValueError(f"expected shapes (18,) and (18, 5), got {gt.shape} and {at.shape}")
+    informative = np.array([[s in q.informative for s in SOURCES] for q in QUESTIONS])
+    return np.select([(at < 0) & ~informative, at < 0, at == gt[:, None]],
+                     ["na", "null", "agree"], "disagree")
+
+
+def _short(label: str, n: int = 20) -> str:
+    text = label.replace("_", " ")
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def atom_grid_figure(
+    gt_codes: np.ndarray,
+    atoms: np.ndarray,
+    *,
+    highlight: str | None = None,
+    height: int = 640,
+) -> go.Figure:
+    """The 18 × 5 grid of direct-readout atoms μ* beside ground truth, as a coloured table.
+
+    Parameters
+    ----------
+    gt_codes : ndarray of shape (18,)
+        Ground-truth display codes of one persona.
+    atoms : ndarray of shape (18, 5)
+        μ* codes of the five sources, ``-1`` = no atom.
+    highlight : str, optional
+        Question id whose row gets a frame.
+    height : int, default=640
+
+    Returns
+    -------
+    go.Figure
+        One ``go.Heatmap`` with ``z`` of shape (18, 6): column 0 is GT
+        (``GRID_STATUS_CODES["gt"]``), columns 1–5 the sources in ``SOURCES`` order, coded by
+        :data:`GRID_STATUS_CODES`. Cell text is a symbol (✓ ✗ ∅ —) and the label; hover
+        gives the full label. Legend entries explain the colours.
+    """
+    status = atom_grid_status(gt_codes, atoms)
+    gt = np.asarray(gt_codes).astype(int)
+    at = np.asarray(atoms).astype(int)
+    nq = len(QUESTIONS)
+    z = np.zeros((nq, len(SOURCES) + 1), dtype=int)
+    text = np.empty(z.shape, dtype=object)
+    hover = np.empty(z.shape, dtype=object)
+    for j, q in enumerate(QUESTIONS):
+        g = q.labels[gt[j]] if gt[j] >= 0 else "—"
+        z[j, 0] = GRID_STATUS_CODES["gt"]
+        text[j, 0] = f"● {_short(g)}"
+        hover[j, 0] = f"{q.qid} {q.title}<br>ground truth: <b>{g}</b>"
+        for s, src in enumerate(SOURCES):
+            st = status[j, s]
+            z[j, s + 1] = GRID_STATUS_CODES[st]
+            lab = q.labels[at[j, s]] if at[j, s] >= 0 else ""
+            text[j, s + 1] = f"{STATUS_SYMBOLS[st]} {_short(lab)}".rstrip()
+            hover[j, s + 1] = (f"{q.qid} · {SOURCE_LABELS[src]}<br>μ* = <b>{lab or '⊥'}</b>"
+                               f" ({STATUS_NAMES[st]})<br>GT = {g}")
+    order = ["na", "null", "agree", "disagree", "gt"]
+    scale = [[GRID_STATUS_CODES[k] / 4, STATUS_COLORS[k]] for k in order]
+    columns = ["Ground truth"] + [SOURCE_LABELS[s].replace(" (long-term memory)", "")
+                                  for s in SOURCES]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=list(range(z.shape[1])), y=list(range(nq)), text=text, customdata=hover,
+        texttemplate="%{text}", textfont={"size": 11, "color": "#1F2937"},
+        hovertemplate="%{customdata}<extra></extra>", colorscale=scale, zmin=0, zmax=4,
+        showscale=False, xgap=3, ygap=3, name="atoms"))
+    for k in ("agree", "disagree", "null", "na"):
+        fig.add_trace(go.Scatter(
+            x=[None], y=[None], mode="markers", name=f"{STATUS_SYMBOLS[k]} {STATUS_NAMES[k]}",
+            marker={"symbol": "square", "size": 14, "color": STATUS_COLORS[k],
+                    "line": {"width": 1, "color": "#94A3B8"}}))
+    fig.update_xaxes(tickvals=list(range(len(columns))), ticktext=columns, side="top",
+                     showgrid=False, zeroline=False, tickfont={"size": 12})
+    fig.update_yaxes(tickvals=list(range(nq)),
+                     ticktext=[f"<b>{q.qid}</b> {q.title}" for q in QUESTIONS],
+                     autorange="reversed", showgrid=False, zeroline=False, tickfont={"size": 12})
+    if highlight is not None:
+        j = [q.qid for q in QUESTIONS].index(highlight)
+        fig.add_shape(type="rect", x0=-0.5, x1=len(columns) - 0.5, y0=j - 0.5, y1=j + 0.5,
+                      line={"color": "#1D4ED8", "width": 3}, fillcolor="rgba(0,0,0,0)")
+    layout = base_layout(height=height)
+    layout["legend"] = {"orientation": "h", "yanchor": "top", "y": -0.01, "x": 0,
+                        "font": {"size": 12}}
+    layout["margin"] = {"l": 10, "r": 10, "t": 40, "b": 40}
+    fig.update_layout(**layout)
+    fig.update_layout(plot_bgcolor="rgba(0,0,0,0)")
+    return fig

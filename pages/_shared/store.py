@@ -1,0 +1,203 @@
+"""Streamlit glue for the DuckDB store: where it is, first-start build, cached reads.
+
+* The store path comes from the environment variable ``ARBITER_DB`` (default
+  :data:`core.store.DEFAULT_DB`).
+* :func:`ensure_store` builds the default testbed (``TestbedConfig()``: 4 seeds × 480
+  personas) the first time the app starts without a store, inside ``st.status``.
+* One read-only connection per store file is cached with ``st.cache_resource``; every loader
+  is an ``st.cache_data`` function keyed on small values only: the path, the file's
+  modification stamp (so a rebuilt store is never served from a stale cache), a seed and a
+  persona id.
+* Anything wrong with the store ends the page with one ``st.error`` line, no traceback
+  (:func:`store_guard`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.evaluation.walkthrough import label_arrays, select_walkthrough
+from core.store import (
+    DEFAULT_DB,
+    StoreError,
+    build_store,
+    connect,
+    load_testbed,
+    query_df,
+    store_info,
+)
+from core.testbed.config import TestbedConfig
+from core.testbed.labels import ground_truth, ground_truth_codes
+from core.testbed.questions import QIDS
+from core.testbed.readout import readout
+from core.testbed.schema import Testbed
+
+__all__ = [
+    "PersonaBundle",
+    "db_path",
+    "ensure_store",
+    "get_connection",
+    "load_persona",
+    "load_personas",
+    "load_selection_pool",
+    "load_store_info",
+    "store_guard",
+    "store_stamp",
+]
+
+
+def db_path() -> Path:
+    """The store file: ``$ARBITER_DB`` if set, else :data:`core.store.DEFAULT_DB`."""
+    return Path(os.environ.get("ARBITER_DB") or DEFAULT_DB)
+
+
+def store_stamp(path: str | os.PathLike) -> int:
+    """Modification time of the store in ns (0 if missing); part of every cache key."""
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+@contextlib.contextmanager
+def store_guard() -> Iterator[None]:
+    """Turn store failures into one ``st.error`` line and stop the page (no traceback)."""
+    try:
+        yield
+    except StoreError as exc:
+        st.error(f"The store is unusable: {exc}", icon=":material/database:")
+        st.stop()
+    except duckdb.Error as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        st.error(f"The store is unusable: {first}", icon=":material/database:")
+        st.stop()
+
+
+@st.cache_resource(show_spinner=False)
+def _build_lock(path: str) -> threading.Lock:
+    """One lock per store path, shared by every session of this server process."""
+    return threading.Lock()
+
+
+def _build_default(path: Path) -> None:
+    config = TestbedConfig()
+    with st.status("First start: building the testbed store…", expanded=True) as status:
+        st.write(f"{len(config.seeds)} seeds × {3 * config.personas_per_difficulty} personas "
+                 f"→ `{path}`")
+        bar = st.progress(0.0)
+
+        def progress(message: str, fraction: float) -> None:
+            bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
+
+        try:
+            build_store(path, config, progress=progress)
+        except Exception as exc:  # one line for the user, the details go to the server log
+            status.update(label="Building the store failed", state="error", expanded=True)
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            st.error(f"Could not build the store at {path}: {first}",
+                     icon=":material/database:")
+            st.stop()
+        status.update(label="Store built", state="complete", expanded=False)
+
+
+def ensure_store() -> Path:
+    """Return the store path, building the default store first if the file is missing.
+
+    A store that exists but cannot be read ends the page with one ``st.error`` line.
+    """
+    path = db_path()
+    if not path.exists():
+        with _build_lock(str(path)):
+            if not path.exists():
+                _build_default(path)
+    with store_guard():
+        load_store_info(str(path), store_stamp(path))
+    return path
+
+
+def _release(con: duckdb.DuckDBPyConnection) -> None:
+    with contextlib.suppress(duckdb.Error):
+        con.close()
+
+
+@st.cache_resource(show_spinner=False, max_entries=4, on_release=_release)
+def get_connection(path: str, stamp: int) -> duckdb.DuckDBPyConnection:
+    """The read-only connection to the store at ``path`` as of ``stamp`` (cached)."""
+    return connect(path, read_only=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def load_store_info(path: str, stamp: int) -> dict:
+    """:func:`core.store.store_info` as a plain dict (``StoreError`` if unusable)."""
+    return asdict(store_info(path))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def load_personas(path: str, stamp: int) -> pd.DataFrame:
+    """The personas table (every seed), in store order."""
+    con = get_connection(path, stamp)
+    return query_df(con, "SELECT * FROM personas ORDER BY seed, row")
+
+
+@st.cache_data(show_spinner="Ranking candidate instances…", max_entries=8)
+def load_selection_pool(path: str, stamp: int) -> pd.DataFrame:
+    """:func:`select_walkthrough` over the test split of every seed, rejected pairs kept."""
+    con = get_connection(path, stamp)
+    personas = query_df(con, "SELECT seed, persona_id, difficulty, split FROM personas "
+                             "WHERE split = 'test' ORDER BY seed, row")
+    gt = query_df(con, "SELECT g.seed, g.persona_id, g.question_id, g.answer "
+                       "FROM ground_truth g JOIN personas p USING (seed, persona_id) "
+                       "WHERE p.split = 'test'")
+    atoms = query_df(con, "SELECT a.seed, a.persona_id, a.question_id, a.source, a.value "
+                          "FROM atoms a JOIN personas p USING (seed, persona_id) "
+                          "WHERE p.split = 'test' AND a.kind = 'readout'")
+    gt_codes, atom_codes = label_arrays(personas, gt, atoms)
+    return select_walkthrough(gt_codes, atom_codes, personas, keep_all=True)
+
+
+@dataclass(frozen=True)
+class PersonaBundle:
+    """Everything the Walkthrough shows about one persona.
+
+    Attributes
+    ----------
+    testbed : Testbed
+        The persona's slice (one row on every layer).
+    gt : ndarray of shape (18,)
+        Ground-truth codes.
+    stats : dict
+        ``stats[qid]`` maps the rule's statistic names to Python scalars.
+    details : dict
+        ``details[qid]`` is the human-readable derivation string.
+    atoms : ndarray of shape (18, 5)
+        Direct-readout atoms μ*.
+    """
+
+    testbed: Testbed
+    gt: np.ndarray
+    stats: dict
+    details: dict
+    atoms: np.ndarray
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def load_persona(path: str, stamp: int, seed: int, persona_id: str) -> PersonaBundle:
+    """Load one persona's testbed slice and compute its GT, statistics and μ* atoms."""
+    con = get_connection(path, stamp)
+    tb = load_testbed(con, seed=int(seed), persona_id=str(persona_id))
+    codes, stats = ground_truth_codes(tb)
+    gt_frame = ground_truth(tb)
+    details = dict(zip(gt_frame["question_id"], gt_frame["detail"], strict=True))
+    flat = {q: {k: np.asarray(v)[0].item() for k, v in stats[q].items()} for q in QIDS}
+    return PersonaBundle(testbed=tb, gt=codes[0], stats=flat, details=details,
+                         atoms=readout(tb)[0])

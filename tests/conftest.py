@@ -1,0 +1,47 @@
+"""Shared fixtures: one small generated store per session, and Streamlit cache hygiene."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.store import build_store
+from core.testbed.config import TestbedConfig
+
+#: 2 seeds × 36 personas (12 per difficulty; 5 test personas per difficulty and seed).
+SMALL_CONFIG = TestbedConfig(seeds=(20260321, 20260322), personas_per_difficulty=12)
+
+
+@pytest.fixture(scope="session")
+def small_store(tmp_path_factory) -> Path:
+    """Path of a small generated store, built once per test session (read it, don't write)."""
+    path = tmp_path_factory.mktemp("store") / "small.duckdb"
+    build_store(path, SMALL_CONFIG)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _clear_streamlit_caches():
+    """Streamlit's caches are process-global, so AppTests would leak values into each other.
+
+    Cleared before and after every test, but only once Streamlit has been imported (tests of
+    ``core`` never import it).
+    """
+    def clear() -> None:
+        st = sys.modules.get("streamlit")
+        if st is not None:
+            st.cache_data.clear()
+            st.cache_resource.clear()
+
+    clear()
+    yield
+    clear()
+
+
+@pytest.fixture
+def app_env(monkeypatch, small_store) -> Path:
+    """Point the app at the small store (``ARBITER_DB``) for the duration of a test."""
+    monkeypatch.setenv("ARBITER_DB", str(small_store))
+    return small_store
