@@ -54,7 +54,7 @@ __all__ = [
     "write_store",
 ]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "arbiter.duckdb"
 _TABLE = {"events": "events", "profile": "src_profile", "planner": "src_planner",
           "self_report": "src_self_report", "objective": "src_objective", "device": "src_device"}
@@ -76,6 +76,7 @@ class StoreInfo:
     n_personas: int
     n_ground_truth: int
     seeds: tuple[int, ...]
+    default_run_id: str = ""
 
 
 def connect(path: str | os.PathLike, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
@@ -145,7 +146,8 @@ _EMPTY_TABLES = {
                     "question_id VARCHAR, answer VARCHAR, would_skip BOOLEAN"),
     "runs": "run_id VARCHAR, config_json VARCHAR, created_at VARCHAR",
     "predictions": ("run_id VARCHAR, method VARCHAR, seed INTEGER, persona_id VARCHAR, "
-                    "question_id VARCHAR, answer VARCHAR, confidence DOUBLE, skipped BOOLEAN"),
+                    "question_id VARCHAR, answer VARCHAR, confidence DOUBLE, skipped BOOLEAN, "
+                    "margin DOUBLE"),
 }
 
 
@@ -158,9 +160,13 @@ def write_store(
     reference_labels: pd.DataFrame | None = None,
     extracted_atoms: pd.DataFrame | None = None,
     llm_answers: pd.DataFrame | None = None,
+    predictions: pd.DataFrame | None = None,
     progress: Callable[[str, float], None] | None = None,
 ) -> StoreInfo:
     """Compute GT and μ* for ``tb`` and write a complete store atomically.
+
+    ``predictions`` (the frame of :func:`core.evaluation.run.predictions_frame`, one
+    ``run_id``) are cached in the store and that run becomes the store's default run.
 
     The store is written to ``<path>.tmp-<pid>`` and renamed over ``path`` only when every
     table is in place; on any error the temporary file is removed and ``path`` is untouched.
@@ -191,9 +197,13 @@ def write_store(
         knobs.insert(0, "seed", tb.personas["seed"].to_numpy())
         frames["knobs"] = knobs
         built_at = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
-        meta = pd.DataFrame({"key": ["schema_version", "origin", "config_json", "built_at"],
+        default_run = ""
+        if predictions is not None and len(predictions):
+            default_run = str(predictions["run_id"].iloc[0])
+        meta = pd.DataFrame({"key": ["schema_version", "origin", "config_json", "built_at",
+                                     "default_run_id"],
                              "value": [SCHEMA_VERSION, origin, json.dumps(config, sort_keys=True),
-                                       built_at]})
+                                       built_at, default_run]})
         frames["meta"] = meta
         con = duckdb.connect(str(tmp))
         try:
@@ -212,6 +222,8 @@ def write_store(
                         cur.register("frame_in", frame)
                         cur.execute(f"INSERT INTO {table} BY NAME SELECT * FROM frame_in")
                         cur.unregister("frame_in")
+            if default_run:
+                write_predictions(con, predictions, run_id=default_run, config=config)
             with con.cursor() as cur:
                 cur.execute("CHECKPOINT")
         finally:
@@ -230,14 +242,22 @@ def build_store(
     config: TestbedConfig,
     *,
     progress: Callable[[str, float], None] | None = None,
+    evaluate: bool = True,
 ) -> StoreInfo:
-    """Generate the testbed of ``config`` and write it, with GT and μ*, to ``path``."""
+    """Generate the testbed of ``config`` and write it, with GT, μ* and (unless
+    ``evaluate=False``) every resolver's cached test predictions, to ``path``."""
+    from .evaluation.run import predictions_frame, run_testbed
     from .testbed.generate import generate
 
     step = progress or (lambda msg, frac: None)
     step(f"generating {len(config.seeds)} seed(s)", 0.05)
     tb = generate(config)
-    return write_store(path, tb, origin="generated", config=config.to_dict(), progress=progress)
+    preds = None
+    if evaluate:
+        step("fitting, calibrating and scoring every resolver", 0.15)
+        preds = predictions_frame(run_testbed(tb), run_id=f"default-{config.key}")
+    return write_store(path, tb, origin="generated", config=config.to_dict(),
+                       predictions=preds, progress=progress)
 
 
 def store_info(path: str | os.PathLike) -> StoreInfo:
@@ -260,7 +280,7 @@ def store_info(path: str | os.PathLike) -> StoreInfo:
     return StoreInfo(str(path), meta["schema_version"], meta.get("origin", ""),
                      json.loads(meta.get("config_json", "{}")), meta.get("built_at", ""),
                      int(counts["p"].iloc[0]), int(counts["g"].iloc[0]),
-                     tuple(int(s) for s in seeds["seed"]))
+                     tuple(int(s) for s in seeds["seed"]), meta.get("default_run_id", ""))
 
 
 def load_testbed(con: duckdb.DuckDBPyConnection, *, seed: int | None = None,
@@ -335,7 +355,7 @@ def write_predictions(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, *, ru
                       config: dict) -> None:
     """Replace the cached predictions of ``run_id`` (one transaction) and record the run."""
     cols = ["run_id", "method", "seed", "persona_id", "question_id", "answer", "confidence",
-            "skipped"]
+            "skipped", "margin"]
     data = frame.assign(run_id=run_id)[cols]
     created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     with con.cursor() as cur:

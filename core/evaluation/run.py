@@ -32,6 +32,7 @@ from ..resolvers import (
     SSBGlobal,
     source_reachability,
 )
+from ..resolvers.nbf import margin
 from ..testbed.labels import ground_truth_codes
 from ..testbed.questions import QIDS, QUESTIONS
 from ..testbed.readout import readout
@@ -179,7 +180,8 @@ def run_testbed(tb: Testbed, *, methods: Sequence[str] | None = None,
 
 def predictions_frame(runs: Sequence[SeedRun], *, run_id: str = "") -> pd.DataFrame:
     """Long table: run_id, method, seed, persona_id, question_id, answer, confidence, skipped,
-    correct — the store's ``predictions`` table plus a ``correct`` column."""
+    margin (posterior top1 − top2 where the method has a posterior, else NaN), correct — the
+    store's ``predictions`` table plus a ``correct`` column."""
     frames = []
     for r in runs:
         n = len(r.personas)
@@ -188,10 +190,14 @@ def predictions_frame(runs: Sequence[SeedRun], *, run_id: str = "") -> pd.DataFr
         for name, p in r.predictions.items():
             labels = np.stack([np.asarray(q.labels, dtype=object)[p.answer[:, j]]
                                for j, q in enumerate(QUESTIONS)], axis=1).reshape(-1)
+            proba = p.extra.get("proba")
+            marg = (margin(proba).reshape(-1) if proba is not None
+                    else np.full(n * len(QIDS), np.nan))
             frames.append(pd.DataFrame({
                 "run_id": run_id, "method": name, "seed": r.seed, "persona_id": pid,
                 "question_id": qid, "answer": labels,
                 "confidence": p.confidence.reshape(-1).astype(float),
-                "skipped": p.skipped.reshape(-1), "correct": (p.answer == r.gt).reshape(-1),
+                "skipped": p.skipped.reshape(-1), "margin": marg,
+                "correct": (p.answer == r.gt).reshape(-1),
             }))
     return pd.concat(frames, ignore_index=True)
