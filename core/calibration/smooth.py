@@ -1,0 +1,208 @@
+"""Smooth ECE (smECE) and the smoothed reliability curve, numerically identical to relplot 1.0.3.
+
+Sources: Błasiok & Nakkiran (ICLR 2024), relplot 1.0.3 (apple/ml-calibration, the version with
+the 2025-11 endpoint fix); ``/work/shared/reference/calibration-notes.md`` §2.3 (how smECE is
+discretised) and §5.2 (definition); seed 003 (``/work/shared/seeds/003_955ef95213a03853.txt``)
+§4 (calibration error of confidence rules).
+
+Discretisation (copied from relplot 1.0.3 for parity; calibration-notes §2.3)
+------------------------------------------------------------------------------
+1. Values v_i (the residual p_i − y_i, or 1 for the density) are spread onto a uniform grid of
+   m = max(2000, round(20/σ)) // 2 + 1 nodes on [0, 1] by linear splitting (node
+   j = ⌊p(m − 1)⌋ clipped to [0, m − 2] gets (1 − frac)·v, node j + 1 gets frac·v).
+2. The grid values are convolved with a Gaussian kernel of width σ sampled on
+   ``linspace(0, 1, m)`` around 0.5 and normalised by 1/(√(2π)σ), after reflecting the grid at
+   0 and 1 (``numpy.convolve``, "valid" mode, centre slice).
+3. The result is interpolated linearly to the evaluation mesh ``linspace(0, 1, M)`` with
+   M = max(round(10/σ), 200).
+4. r̂ = smoothed residual / (smoothed density + 1e-4); smECE_σ = Σ|r̂|·δ̂ / Σ δ̂ with
+   δ̂ = smoothed density + 1e-4.
+5. σ* solves σ = smECE_σ by relplot's ``search_param``: with the predicate
+   P(σ) = "σ < 1e-3 or σ < smECE_σ" (floor ε = 1e-3), σ = 1 is returned if P(1) holds (it
+   cannot for binary data, as smECE_σ ≤ 1); otherwise 10 bisection steps on [0, 1]
+   (resolution 1/1024) move the lower end to midpoints where P holds and the upper end to
+   the others, and the upper end is returned.
+
+``round`` is Python's (banker's) rounding, as in relplot. Weights are not supported (relplot
+has none).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.calibration._checks import check_forecasts
+
+__all__ = ["SmoothReliability", "smooth_ece", "smooth_reliability"]
+
+_DENSITY_EPS = 1e-4  # relplot BaseKernelMixin.smooth(eps=0.0001)
+_SIGMA_FLOOR = 1e-3  # relplot smECE(eps=0.001)
+_BISECTION_STEPS = 10  # relplot search_param(refine=10)
+_MESH_MIN = 200  # relplot config.smECE_mesh_pts / plot_mesh_pts
+
+
+def _round_to_grid(f: np.ndarray, v: np.ndarray, m: int) -> np.ndarray:
+    j = (f * (m - 1)).astype(int).clip(0, m - 2)
+    frac = f * (m - 1) - j
+    out = np.zeros(m)
+    np.add.at(out, j, (1 - frac) * v)
+    np.add.at(out, j + 1, frac * v)
+    return out
+
+
+def _kernel(sigma: float, m: int) -> np.ndarray:
+    t = np.linspace(0, 1, m)
+    k = np.exp(-(t - 0.5) * (t - 0.5) / (2 * sigma**2))
+    return k / (np.sqrt(2 * np.pi) * sigma)
+
+
+def _interpolate(t: np.ndarray, v: np.ndarray) -> np.ndarray:
+    b = len(v)
+    size = 1 / (b - 1)
+    j = (t * (b - 1)).astype(int).clip(0, b - 2)
+    frac = (t - j * size) / size
+    return v[j] * (1 - frac) + v[j + 1] * frac
+
+
+def _apply(f: np.ndarray, v: np.ndarray, t: np.ndarray, sigma: float) -> np.ndarray:
+    """Reflected-Gaussian smoothing of values v located at f, evaluated at t (relplot)."""
+    m = max(2000, round(20 / sigma)) // 2 + 1
+    grid = _round_to_grid(f, v, m)
+    ker = _kernel(sigma, m)
+    ext = np.concatenate([np.flip(grid)[:-1], grid, np.flip(grid)[1:]])
+    smoothed = np.convolve(ext, ker, "valid")[m // 2: m // 2 + m]
+    return _interpolate(t, smoothed)
+
+
+def _smooth(f, v, t, sigma):
+    num = _apply(f, v, t, sigma)
+    dens = _apply(f, np.ones_like(v), t, sigma) + _DENSITY_EPS
+    return num / dens, dens
+
+
+def _smece_sigma(f: np.ndarray, y: np.ndarray, sigma: float) -> float:
+    t = np.linspace(0, 1, max(round(10 / sigma), _MESH_MIN))
+    r, dens = _smooth(f, f - y, t, sigma)
+    return float(np.sum(np.abs(r) * dens) / np.sum(dens))
+
+
+def smooth_ece(p, y, *, sigma: float | None = None) -> tuple[float, float]:
+    """Smooth ECE (Błasiok & Nakkiran 2024) with relplot 1.0.3's numerics.
+
+    Parameters
+    ----------
+    p : array_like, shape (n,)
+        Forecasts in [0, 1].
+    y : array_like, shape (n,)
+        Binary outcomes.
+    sigma : float, optional
+        Kernel bandwidth σ > 0. If omitted, the automatic fixed point σ* = smECE_σ* is used.
+
+    Returns
+    -------
+    value : float
+        smECE_σ = ∫|r̂_σ| δ̂_σ / ∫ δ̂_σ (discretised as in the module docstring).
+    sigma : float
+        The bandwidth used (σ* when ``sigma`` is None; a multiple of 1/1024 or 1.0).
+
+    Notes
+    -----
+    calibration-notes §5.2 (definition) and §2.3 (discretisation). Matches relplot 1.0.3's
+    ``smECE(f, y, return_width=True)`` when ``sigma`` is None and ``smECE_sigma(f, y, sigma)``
+    otherwise. Version ≤ 1.0.2 normalised differently; do not compare with those numbers.
+    The search for σ*: 10 bisection steps on [0, 1] with floor ε = 1e-3.
+
+    Examples
+    --------
+    >>> v, s = smooth_ece([0.9] * 10, [1] * 9 + [0])
+    >>> v < 0.05, 0 < s <= 1
+    (True, True)
+    """
+    f, yy, _ = check_forecasts(p, y, None, binary=True)
+    if sigma is not None:
+        sigma = float(sigma)
+        if not (np.isfinite(sigma) and sigma > 0):
+            raise ValueError(f"sigma must be a positive finite number, got {sigma}")
+        return _smece_sigma(f, yy, sigma), sigma
+
+    def too_small(s: float) -> bool:
+        return s < _SIGMA_FLOOR or s < _smece_sigma(f, yy, s)
+
+    if too_small(1.0):  # relplot search_param: a true predicate at the start returns it
+        sig = 1.0
+    else:
+        hi, lo = 1.0, 0.0
+        for _ in range(_BISECTION_STEPS):
+            mid = (hi + lo) / 2
+            if too_small(mid):
+                lo = mid
+            else:
+                hi = mid
+        sig = hi
+    return _smece_sigma(f, yy, sig), sig
+
+
+@dataclass(frozen=True, eq=False)
+class SmoothReliability:
+    """Kernel-smoothed reliability curve on a grid (relplot ``prepare_rel_diagram`` shape).
+
+    Attributes
+    ----------
+    grid : ndarray
+        Evaluation mesh ``linspace(0, 1, n_grid)``.
+    frequency : ndarray
+        Nadaraya–Watson smoothed E[y | p] at the grid (relplot's ``mu``).
+    density : ndarray
+        Kernel density of the forecasts at the grid (relplot's ``density``; integrates to
+        about 1 over [0, 1]).
+    sigma : float
+        The bandwidth used.
+    """
+
+    grid: np.ndarray
+    frequency: np.ndarray
+    density: np.ndarray
+    sigma: float
+
+
+def smooth_reliability(p, y, *, sigma: float | None = None,
+                       n_grid: int = 200) -> SmoothReliability:
+    """Smoothed reliability curve and forecast density for plotting (relplot 1.0.3 numerics).
+
+    Parameters
+    ----------
+    p : array_like, shape (n,)
+        Forecasts in [0, 1].
+    y : array_like, shape (n,)
+        Binary outcomes.
+    sigma : float, optional
+        Bandwidth; σ* of :func:`smooth_ece` if omitted (relplot's default for the diagram).
+    n_grid : int, default 200
+        Mesh size (relplot ``config.plot_mesh_pts``).
+
+    Returns
+    -------
+    SmoothReliability
+
+    Notes
+    -----
+    calibration-notes §2.3. This is the *full-data* fit of relplot's
+    ``prepare_rel_diagram(f, y, plot_confidence_band=False)`` — ``mu`` = reflected-Gaussian
+    smoothing of y divided by (smoothed count + 1e-4) — and its ``density`` (``kde``: weights
+    1/n, no ε). relplot's default diagram instead plots the mean of 200 unseeded bagged fits
+    (pitfall §6.2); we do not reproduce that.
+    """
+    f, yy, _ = check_forecasts(p, y, None, binary=True)
+    if isinstance(n_grid, bool) or int(n_grid) != n_grid or n_grid < 2:
+        raise ValueError(f"n_grid must be an integer >= 2, got {n_grid!r}")
+    if sigma is None:
+        _, sigma = smooth_ece(f, yy)
+    sigma = float(sigma)
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be a positive finite number, got {sigma}")
+    t = np.linspace(0, 1, int(n_grid))
+    mu, _ = _smooth(f, yy, t, sigma)
+    density = _apply(f, np.full(f.size, 1.0 / f.size), t, sigma)
+    return SmoothReliability(grid=t, frequency=mu, density=density, sigma=sigma)
