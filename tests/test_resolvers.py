@@ -323,3 +323,38 @@ def test_all_null_training_atoms_do_not_break_any_fit():
                   DSNBF(selective=True), DawidSkene()):
         p = model.fit(tr, tr).predict(atoms)
         assert (p.answer >= 0).all() and (p.answer < KQ[None, :]).all(), model
+
+
+def test_nbf_skip_accounting_counts_every_skip_as_a_false_negative():
+    """NBF/DSNBF calibration (spec §2.12): a skip adds FN += 1 even when it was wrong."""
+    from core.resolvers.nbf import THETA, selective_f05_grid
+
+    pred = np.zeros((4, 18), np.int8)
+    gt = np.zeros((4, 18), np.int8)
+    gt[2:, :] = 1  # rows 2, 3 wrong
+    proba = np.zeros((4, 18, 4))
+    proba[:, :, 0] = np.array([0.9, 0.9, 0.5, 0.5])[:, None]  # wrong rows: small margins
+    proba[:, :, 1] = np.array([0.1, 0.1, 0.45, 0.45])[:, None]
+    n_act = np.full((4, 18), 2)
+    f = selective_f05_grid(pred, proba, gt, n_act)
+    i = int(np.searchsorted(THETA, 0.1))  # skips the two wrong rows only
+    # TP = 2·18, FP = 0, FN = 2·18 (wrong skips still count): P = 1, R = 0.5
+    assert f[i] == pytest.approx(1.25 * 0.5 / (0.25 + 0.5))
+    n_act[2:, :] = 1  # fewer than 2 active sources: never skipped
+    assert selective_f05_grid(pred, proba, gt, n_act)[i] == pytest.approx(
+        1.25 * 0.5 / (0.25 * 0.5 + 1.0))
+
+
+def test_ssb_skip_accounting_counts_a_skip_by_its_correctness():
+    """SSB+SKIP calibration (spec §2.12): a skip adds FN += correct (not += 1), so here the
+    best θ skips the four 75 %-agreement rows, where NBF's accounting would skip nothing."""
+    train, gt_tr = empty(5)
+    train[:, A1, DEV] = 0  # the device is the best A1 source
+    tr = Split(train, gt_tr)
+    cal, gt = empty(5)
+    cal[:, A1, [DEV, PRO, PLA, SLF]] = [[0, 0, 0, 1], [0, 0, 0, 1],  # right, agreement .75
+                                        [1, 1, 1, 0], [1, 1, 1, 0],  # wrong, agreement .75
+                                        [0, -1, -1, 0]]  # right, agreement 1
+    m = SSB(selective=True).fit(tr, Split(cal, gt))
+    assert m.source_[A1] == DEV
+    assert m.theta_ == pytest.approx(0.8)
