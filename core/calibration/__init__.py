@@ -10,7 +10,12 @@ Public API (one concept per module):
 * :mod:`.smooth` — smooth ECE with its automatic bandwidth (relplot 1.0.3 numerics);
 * :mod:`.recalibration` — Platt scaling (smoothed targets) and isotonic maps;
 * :mod:`.ppi` — classical, PPI/PPI++, difference, several control variates, stratified and
-  Horvitz–Thompson mean estimators.
+  Horvitz–Thompson mean estimators;
+* :mod:`.label_source` — the exact identity of Eq. (1)–(2), the prevalence crossover, the
+  de-biased risk of Eq. (6), the four scoring protocols of Table 3;
+* :mod:`.scenario` — belief-store scenarios (default calibrated to Table 2);
+* :mod:`.restore` — paired differences, TriSource-Restore (Eq. 3), transfer β, monotone repair;
+* :mod:`.pilot` — simulated probability-sampled pilots and Algorithm 1, step by step.
 """
 
 from .corp import (
@@ -21,6 +26,17 @@ from .corp import (
     corp_curve,
     corp_decomposition,
 )
+from .label_source import (
+    LabelSourceDecomposition,
+    brier_gap_constant,
+    brier_gap_curve,
+    crossover_prevalence,
+    debiased_risk,
+    label_source_decomposition,
+    reference_only_platt,
+    scoring_protocols,
+)
+from .pilot import budget_curve, simulate_pilots, walk_algorithm1
 from .ppi import (
     PPIResult,
     StratifiedPPIResult,
@@ -45,6 +61,8 @@ from .reliability import (
     reliability_curve,
     rms_calibration_error,
 )
+from .restore import fit_transfer_beta, monotone_repair, paired_differences, trisource_restore
+from .scenario import DEFAULT_SCENARIO, ScenarioConfig, generate_scenario
 from .scores import CalibrationInTheLarge, auroc, brier_score, calibration_in_the_large, log_score
 from .smooth import SmoothReliability, smooth_ece, smooth_reliability
 
@@ -54,36 +72,54 @@ __all__ = [
     "CorpBand",
     "CorpCurve",
     "CorpDecomposition",
+    "DEFAULT_SCENARIO",
     "IsotonicMap",
+    "LabelSourceDecomposition",
     "MurphyDecomposition",
     "PPIResult",
     "PlattMap",
     "ReliabilityCurve",
+    "ScenarioConfig",
     "SmoothReliability",
     "StratifiedPPIResult",
     "auroc",
     "bin_edges",
     "binned_ece",
+    "brier_gap_constant",
+    "brier_gap_curve",
     "brier_score",
+    "budget_curve",
     "calibration_in_the_large",
     "classical_mean_ci",
     "consistency_bands",
     "corp_consistency_band",
     "corp_curve",
     "corp_decomposition",
+    "crossover_prevalence",
+    "debiased_risk",
     "difference_estimator_ci",
+    "fit_transfer_beta",
+    "generate_scenario",
     "horvitz_thompson_ci",
     "isotonic_fit",
+    "label_source_decomposition",
     "log_score",
     "mce",
+    "monotone_repair",
     "multi_ppi_mean_ci",
     "murphy_decomposition",
+    "paired_differences",
     "platt_fit",
     "ppi_mean_ci",
     "ppi_mean_pointestimate",
+    "reference_only_platt",
     "reliability_curve",
     "rms_calibration_error",
+    "scoring_protocols",
+    "simulate_pilots",
     "smooth_ece",
     "smooth_reliability",
     "stratified_ppi_mean_ci",
+    "trisource_restore",
+    "walk_algorithm1",
 ]

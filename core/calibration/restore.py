@@ -1,0 +1,718 @@
+"""TriSource-Restore: paired differences, Eq. 3, transfer weights and monotone repair.
+
+Sources: seed 003 §3 ("From diagnosis to three-source restoration", Eq. 3, the β constraints,
+the 5 % residual gate and the monotone map σ(α + γ·logit c)), §5.5 and Algorithm 1;
+``/work/shared/reference/label-source-notes.md`` ("Paired differences and TriSource-Restore",
+"Monotone repair"); calibration-notes §5.5–5.6 (design-based estimators).
+
+Conventions
+-----------
+* ``d_i(L) = S(C_B,i, L) − S(C_A,i, L)`` with S the Brier score (negative favours rule B).
+  For a probability label q the expected score ``q·S(c, 1) + (1 − q)·S(c, 0)`` is used; for
+  Brier it differs from ``(c − q)²`` by ``q − q²``, which cancels in d. So d is linear in the
+  label: ``d(L) = B² − A² − 2L(B − A)``.
+* Weighted means use population weights ``w_i`` and ``W = Σ w_i`` over the full frame.
+* Eq. 3: ``Δ̂_β = Δ_Z + X̄ᵀβ + W⁻¹ Σ_{i∈S} (w_i/ρ_i)·e_i`` with
+  ``e_i = d_i(Y_i) − d_i(Z_i) − X_iᵀβ``. ``Δ_Z + X̄ᵀβ`` is the full-frame gap under the
+  auxiliary label ``aux = Z + (Q − Z)β``; the pilot term corrects it towards human truth.
+  Unbiased over the design for any β fixed independently of the pilot.
+* Variance (design-based, the pilot term only: the full-frame part is fixed given the frame).
+  Units are sampled clusters (or single draws when ``clusters`` is None) within design strata:
+  ``V̂ = Σ_h (1 − f_h)·m_h/(m_h − 1)·Σ_g (T_hg − T̄_h)²`` with ``T_hg`` the expanded total
+  ``W⁻¹ Σ_{i∈S∩h∩g} (w_i/ρ_i) e_i`` and ``m_h`` the sampled units in stratum h. ``f_h`` is the
+  sampling fraction ``n_h/N_h`` for stratified simple random sampling without replacement and
+  0 for with-replacement (PPS, Hansen–Hurwitz) draws. With one item per unit this is the
+  textbook stratified SRS variance ``Σ_h N_h²(1 − f_h)s_h²/n_h`` (ddof 1) resp. the
+  Hansen–Hurwitz variance. With store clusters it is the "ultimate cluster" linearisation.
+  Strata with fewer than two sampled units contribute no variance (and are flagged).
+* Intervals: ``Δ̂ ± q·√V̂`` with q the Student-t quantile at the design degrees of freedom
+  (sampled units minus strata), or optionally the normal quantile. At 50 labels the pilot
+  term's residuals are skewed (a minority of false beliefs carries large residuals), and the
+  t quantile is the usual small-sample survey convention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit
+from scipy.stats import norm
+from scipy.stats import t as student_t
+
+from core.calibration._checks import (
+    as_float_array,
+    check_labels,
+    check_level,
+    check_probabilities,
+    check_same_length,
+    check_weights,
+)
+
+__all__ = [
+    "AuxiliaryModel",
+    "MonotoneMap",
+    "TransferBeta",
+    "TriSourceEstimate",
+    "critical_value",
+    "design_variance",
+    "fit_auxiliary_model",
+    "fit_monotone_batch",
+    "fit_transfer_beta",
+    "monotone_repair",
+    "paired_differences",
+    "safe_logit",
+    "trisource_restore",
+]
+
+_EPS = 1e-6
+
+
+def safe_logit(c, *, eps: float = _EPS) -> np.ndarray:
+    """``logit(clip(c, eps, 1 − eps))`` (the clipping used by every map in this module)."""
+    c = np.clip(np.asarray(c, float), eps, 1.0 - eps)
+    return np.log(c) - np.log1p(-c)
+
+
+def paired_differences(c_a, c_b, label) -> np.ndarray:
+    """Paired Brier differences ``d_i(L) = S(C_B,i, L) − S(C_A,i, L)`` (seed 003 §3).
+
+    Parameters
+    ----------
+    c_a, c_b : array_like, shape (n,)
+        Confidence rules A and B in [0, 1].
+    label : array_like, shape (n,) or (n, K)
+        Binary labels or probability labels in [0, 1] (e.g. judges ``Q``, one per column).
+
+    Returns
+    -------
+    ndarray, shape of ``label``
+        Negative entries favour rule B. For a probability label q the expected Brier score
+        ``q(c − 1)² + (1 − q)c²`` is used, so ``d = B² − A² − 2q(B − A)``.
+
+    Examples
+    --------
+    >>> paired_differences([0.9], [0.5], [1.0]).round(3).tolist()
+    [0.24]
+    """
+    a = check_probabilities(as_float_array(c_a, "c_a"), "c_a")
+    b = check_probabilities(as_float_array(c_b, "c_b"), "c_b")
+    lab = check_probabilities(as_float_array(label, "label", ndim=None), "label")
+    check_same_length(c_a=a, c_b=b)
+    if lab.ndim not in (1, 2) or lab.shape[0] != a.shape[0]:
+        raise ValueError(f"label must have shape (n,) or (n, K) with n = {a.shape[0]}")
+    if lab.ndim == 2:
+        return (b * b - a * a)[:, None] - 2.0 * lab * (b - a)[:, None]
+    return b * b - a * a - 2.0 * lab * (b - a)
+
+
+# --------------------------------------------------------------------------------------------
+# design-based variance (shared with core.calibration.pilot)
+
+
+def _codes(labels, n: int, name: str) -> tuple[np.ndarray, int]:
+    if labels is None:
+        return np.zeros(n, np.int64), 1
+    arr = np.asarray(labels)
+    if arr.shape != (n,):
+        raise ValueError(f"{name} must have length {n}")
+    _, codes = np.unique(arr, return_inverse=True)
+    return codes.astype(np.int64), int(codes.max()) + 1
+
+
+def design_variance(t, counts, *, strata=None, clusters=None, with_replacement=False):
+    """Design-based variance of the expanded pilot total ``Σ_i counts_i·t_i`` (vectorised).
+
+    Parameters
+    ----------
+    t : ndarray, shape (n,) or (R, n)
+        Expanded per-draw contributions ``w_i e_i / (W ρ_i)`` (any value where not sampled).
+    counts : ndarray, shape (R, n) or (n,)
+        Sample membership (bool) or with-replacement draw counts (int) per repetition.
+    strata : array_like, shape (n,), optional
+        Design strata (SRS within each); one stratum if omitted.
+    clusters : array_like, shape (n,), optional
+        Cluster labels; each draw is its own unit if omitted.
+    with_replacement : bool
+        No finite-population correction (``f_h = 0``) when True.
+
+    Returns
+    -------
+    var : ndarray, shape (R,)
+        The variance estimate of the module docstring.
+    short : ndarray of bool, shape (R,)
+        True when some stratum with sampled units has fewer than two of them (its variance
+        contribution is then 0).
+    df : ndarray, shape (R,)
+        Design degrees of freedom: sampled units minus strata with sampled units.
+    """
+    counts = np.atleast_2d(np.asarray(counts)).astype(float)
+    R, n = counts.shape
+    t = np.broadcast_to(np.asarray(t, float), (R, n))
+    ct = np.where(counts > 0, counts * t, 0.0)
+    s_codes, n_h = _codes(strata, n, "strata")
+    frame_h = np.bincount(s_codes, minlength=n_h).astype(float)
+    rows = np.repeat(np.arange(R), n)
+
+    def per_stratum(vals):
+        key = rows * n_h + np.tile(s_codes, R)
+        return np.bincount(key, weights=vals.ravel(), minlength=R * n_h).reshape(R, n_h)
+
+    total_h = per_stratum(ct)
+    items_h = per_stratum((counts > 0).astype(float))
+    if clusters is None:  # every draw is a unit
+        m = per_stratum(counts)
+        sq = per_stratum(np.where(counts > 0, ct * ct / np.where(counts > 0, counts, 1.0), 0.0))
+    else:
+        c_codes, n_g = _codes(clusters, n, "clusters")
+        key = rows * (n_h * n_g) + np.tile(s_codes * n_g + c_codes, R)
+        size = R * n_h * n_g
+        tot = np.bincount(key, weights=ct.ravel(), minlength=size).reshape(R, n_h, n_g)
+        present = np.bincount(key, weights=counts.ravel(), minlength=size).reshape(R, n_h, n_g)
+        m = (present > 0).sum(2).astype(float)
+        sq = (tot * tot).sum(2)
+    f = np.zeros_like(items_h) if with_replacement else items_h / frame_h[None, :]
+    ok = m >= 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vh = np.where(ok, (1.0 - f) * m / (m - 1.0) * (sq - total_h**2 / np.where(ok, m, 1.0)),
+                      0.0)
+    short = np.any((m > 0) & ~ok, axis=1)
+    df = m.sum(1) - (m > 0).sum(1)
+    return np.maximum(vh.sum(1), 0.0), short, df
+
+
+def critical_value(level: float, df=None):
+    """Two-sided critical value: Student-t with ``df`` (elementwise) or normal if None.
+
+    ``df < 1`` falls back to ``df = 1``.
+    """
+    level = check_level(level)
+    if df is None:
+        return norm.ppf(0.5 + level / 2.0)
+    return student_t.ppf(0.5 + level / 2.0, np.maximum(np.asarray(df, float), 1.0))
+
+
+# --------------------------------------------------------------------------------------------
+# Eq. 3
+
+
+@dataclass(frozen=True)
+class TriSourceEstimate:
+    """TriSource-Restore estimate of the human-truth paired gap Δ_Y (seed 003 Eq. 3).
+
+    Attributes
+    ----------
+    estimate, se, lo, hi : float
+        ``Δ̂_β``, its design-based standard error and normal interval.
+    level : float
+    delta_z : float
+        ``Δ_Z`` (full frame).
+    aux_shift : float
+        ``X̄ᵀβ`` (full frame).
+    pilot_term : float
+        ``W⁻¹ Σ_S (w/ρ)·e``.
+    beta : tuple[float, ...]
+    n_sampled : int
+        Pilot draws used.
+    n_clusters : int
+        Distinct clusters among them (items if no clusters were given).
+    short_strata : bool
+        Some stratum had a single sampled unit (its variance is not estimable).
+    """
+
+    estimate: float
+    se: float
+    lo: float
+    hi: float
+    level: float
+    delta_z: float
+    aux_shift: float
+    pilot_term: float
+    beta: tuple[float, ...]
+    n_sampled: int
+    n_clusters: int
+    short_strata: bool
+
+    @property
+    def excludes_zero(self) -> bool:
+        """The interval lies strictly on one side of zero."""
+        return self.lo > 0 or self.hi < 0
+
+    @property
+    def favours(self) -> str | None:
+        """"B" if the interval is below zero, "A" if above, None if it crosses zero."""
+        return "B" if self.hi < 0 else "A" if self.lo > 0 else None
+
+
+def _beta_vector(beta, k: int) -> np.ndarray:
+    b = np.atleast_1d(np.asarray(beta, float))
+    if b.shape != (k,):
+        raise ValueError(f"beta must have {k} entries, got shape {b.shape}")
+    if not np.all(np.isfinite(b)):
+        raise ValueError("beta must be finite")
+    return b
+
+
+def trisource_restore(d_z, x, d_y_sample, sample_mask, rho, *, beta, weights=None,
+                      clusters=None, strata=None, with_replacement: bool = False,
+                      level: float = 0.95,
+                      interval: Literal["t", "normal"] = "t") -> TriSourceEstimate:
+    """Estimate the human-truth paired gap from full-frame Z, judges Q and a pilot (Eq. 3).
+
+    Parameters
+    ----------
+    d_z : array_like, shape (n,)
+        ``d_i(Z_i)`` on the full frame.
+    x : array_like, shape (n, K)
+        ``X_ik = d_i(Q_ik) − d_i(Z_i)`` on the full frame (``K = 0`` allowed: shape (n, 0)).
+    d_y_sample : array_like, shape (n,)
+        ``d_i(Y_i)``; read only where sampled (NaN allowed elsewhere).
+    sample_mask : array_like, shape (n,)
+        Pilot membership (bool) or with-replacement draw counts (int ≥ 0).
+    rho : array_like, shape (n,)
+        First-order inclusion probabilities (without replacement) or expected draw counts
+        (with replacement); > 0 where sampled.
+    beta : array_like, shape (K,)
+        Fixed control-variate weights (transfer-learned, not tuned on this pilot).
+    weights : array_like, shape (n,), optional
+        Population weights.
+    clusters, strata : array_like, shape (n,), optional
+        Cluster labels for the variance; design strata (SRS within each).
+    with_replacement : bool
+        Draws are with replacement (Hansen–Hurwitz; no finite-population correction).
+    level : float
+    interval : {"t", "normal"}
+        Student-t quantile with the design degrees of freedom (sampled units minus strata;
+        the usual survey convention, default) or the normal quantile.
+
+    Returns
+    -------
+    TriSourceEstimate
+
+    Notes
+    -----
+    ``β = 0`` gives the human-only (Horvitz–Thompson difference) estimator. The point estimate
+    equals :func:`core.calibration.ppi.horvitz_thompson_ci` with ``y = d(Y)``,
+    ``yhat = d(Z) + Xβ`` and ``lam = 1``; the variance differs (here: fixed-size stratified
+    design with centring; there: Poisson design), see the module docstring.
+    """
+    level = check_level(level)
+    dz = as_float_array(d_z, "d_z")
+    n = dz.shape[0]
+    xx = np.asarray(x, float)
+    if xx.ndim == 1:
+        xx = xx[:, None]
+    if xx.ndim != 2 or xx.shape[0] != n or not np.all(np.isfinite(xx)):
+        raise ValueError(f"x must be a finite (n, K) array with n = {n}")
+    b = _beta_vector(beta, xx.shape[1])
+    dy = as_float_array(d_y_sample, "d_y_sample", allow_nan=True)
+    rho = as_float_array(rho, "rho", allow_nan=True)
+    counts = np.asarray(sample_mask)
+    if counts.shape != (n,):
+        raise ValueError("sample_mask must have the frame's length")
+    counts = counts.astype(float)
+    if np.any(counts < 0) or np.any(counts != np.round(counts)):
+        raise ValueError("sample_mask must be boolean or non-negative integer counts")
+    check_same_length(d_z=dz, d_y_sample=dy, rho=rho)
+    w = check_weights(weights, n)
+    s = counts > 0
+    if not s.any():
+        raise ValueError("the pilot is empty")
+    if np.any(~np.isfinite(dy[s])) or np.any(~np.isfinite(rho[s])) or np.any(rho[s] <= 0):
+        raise ValueError("sampled items need finite d_y_sample and rho > 0")
+    if not with_replacement and (np.any(counts > 1) or np.any(rho[s] > 1)):
+        raise ValueError("without replacement, counts must be 0/1 and rho in (0, 1]")
+    W = w.sum()
+    delta_z = float(np.sum(w * dz) / W)
+    aux_shift = float((w @ xx) @ b / W) if b.size else 0.0
+    e = np.where(s, np.nan_to_num(dy) - dz - (xx @ b if b.size else 0.0), 0.0)
+    t = np.where(s, w * e / (W * np.where(s, rho, 1.0)), 0.0)
+    pilot = float(np.sum(counts * t))
+    var, short, df = design_variance(t, counts, strata=strata, clusters=clusters,
+                                     with_replacement=with_replacement)
+    se = float(np.sqrt(var[0]))
+    est = delta_z + aux_shift + pilot
+    zq = float(critical_value(level, df[0] if interval == "t" else None))
+    if clusters is None:
+        n_cl = int(s.sum())
+    else:
+        n_cl = int(np.unique(np.asarray(clusters)[s]).size)
+    return TriSourceEstimate(
+        estimate=est, se=se, lo=est - zq * se, hi=est + zq * se, level=level,
+        delta_z=delta_z, aux_shift=aux_shift, pilot_term=pilot,
+        beta=tuple(float(v) for v in b), n_sampled=int(counts.sum()), n_clusters=n_cl,
+        short_strata=bool(short[0]),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# transfer weights
+
+
+@dataclass(frozen=True)
+class TransferBeta:
+    """Transfer-learned control-variate weights with the 5 % residual gate (seed 003 §3).
+
+    Attributes
+    ----------
+    beta : tuple[float, ...]
+        Weights to use: the fit if the gate passed, else zeros.
+    beta_fitted : tuple[float, ...]
+        The constrained least-squares fit (β_k ≥ 0, Σβ ≤ 1).
+    mse_zero, mse_fitted : float
+        Residual MSE on the source domain at β = 0 and at the fit.
+    improvement : float
+        ``1 − mse_fitted / mse_zero`` (0 if ``mse_zero`` is 0).
+    passed : bool
+        ``improvement ≥ gate``.
+    gate : float
+    centered : bool
+        Whether the MSE is the weighted residual variance (centred) or the raw mean square.
+    """
+
+    beta: tuple[float, ...]
+    beta_fitted: tuple[float, ...]
+    mse_zero: float
+    mse_fitted: float
+    improvement: float
+    passed: bool
+    gate: float
+    centered: bool
+
+
+def fit_transfer_beta(d_y, d_z, x, *, weights=None, gate: float = 0.05,
+                      centered: bool = True) -> TransferBeta:
+    """Learn β on another, fully adjudicated domain, subject to β ≥ 0, Σβ ≤ 1 and the gate.
+
+    Parameters
+    ----------
+    d_y, d_z : array_like, shape (n,)
+        Paired differences under truth and under the reference on the *source* domain.
+    x : array_like, shape (n, K)
+        ``d(Q_k) − d(Z)`` on the source domain.
+    weights : array_like, shape (n,), optional
+    gate : float, default 0.05
+        Minimum relative improvement of the residual MSE; below it β = 0 (seed 003 §3).
+    centered : bool, default True
+        Measure the residual by its weighted variance ``Var_w(r − Xβ)`` with
+        ``r = d(Y) − d(Z)`` — the quantity that sets the variance of the pilot term of Eq. 3
+        for fixed-size designs. ``False`` uses the raw mean square ``E_w[(r − Xβ)²]``.
+
+    Returns
+    -------
+    TransferBeta
+
+    Notes
+    -----
+    The quadratic objective is minimised with scipy's SLSQP from β = 0 under
+    ``0 ≤ β_k ≤ 1`` and ``1 − Σβ ≥ 0`` (analytic gradient). Learn β on a domain other than the
+    one the pilot is drawn from, so that Eq. 3 stays unbiased.
+    """
+    dy = as_float_array(d_y, "d_y")
+    dz = as_float_array(d_z, "d_z")
+    xx = np.asarray(x, float)
+    if xx.ndim == 1:
+        xx = xx[:, None]
+    n = check_same_length(d_y=dy, d_z=dz)
+    if xx.ndim != 2 or xx.shape[0] != n or not np.all(np.isfinite(xx)):
+        raise ValueError(f"x must be a finite (n, K) array with n = {n}")
+    if not 0.0 <= gate < 1.0:
+        raise ValueError("gate must be in [0, 1)")
+    w = check_weights(weights, n)
+    p = w / w.sum()
+    r = dy - dz
+    k = xx.shape[1]
+    if centered:
+        r = r - p @ r
+        xx = xx - p @ xx
+    s_rr = float(p @ (r * r))
+    s_xr = (xx * p[:, None]).T @ r
+    s_xx = (xx * p[:, None]).T @ xx
+
+    def mse(b):
+        return s_rr - 2.0 * b @ s_xr + b @ s_xx @ b
+
+    if k == 0:
+        return TransferBeta(beta=(), beta_fitted=(), mse_zero=s_rr, mse_fitted=s_rr,
+                            improvement=0.0, passed=False, gate=gate, centered=centered)
+    res = minimize(mse, np.zeros(k), jac=lambda b: 2.0 * (s_xx @ b - s_xr), method="SLSQP",
+                   bounds=[(0.0, 1.0)] * k,
+                   constraints=[{"type": "ineq", "fun": lambda b: 1.0 - b.sum(),
+                                 "jac": lambda b: -np.ones_like(b)}],
+                   options={"ftol": 1e-14, "maxiter": 200})
+    b = np.clip(res.x, 0.0, 1.0)
+    if b.sum() > 1.0:
+        b = b / b.sum()
+    m_fit = float(mse(b))
+    if m_fit > s_rr:  # never worse than β = 0
+        b, m_fit = np.zeros(k), s_rr
+    imp = 1.0 - m_fit / s_rr if s_rr > 0 else 0.0
+    passed = bool(imp >= gate)
+    used = b if passed else np.zeros(k)
+    return TransferBeta(beta=tuple(float(v) for v in used), beta_fitted=tuple(float(v) for v in b),
+                        mse_zero=s_rr, mse_fitted=m_fit, improvement=float(imp), passed=passed,
+                        gate=float(gate), centered=centered)
+
+
+# --------------------------------------------------------------------------------------------
+# auxiliary truth model (transfer), used as the repair's full-frame label
+
+
+@dataclass(frozen=True)
+class AuxiliaryModel:
+    """Frozen truth model ``P(Y = 1 | Z, Q) = σ(b₀ + b_z·Z + Σ_k b_k·logit Q_k)``.
+
+    Learned on another, fully adjudicated domain (like β) and applied unchanged to the target
+    frame to give a full-frame auxiliary label for :func:`monotone_repair`.
+    """
+
+    coef: tuple[float, ...]
+
+    def predict(self, z, q) -> np.ndarray:
+        """Auxiliary truth probabilities for reference labels ``z`` (n,) and judges ``q`` (n, K)."""
+        return expit(_aux_features(z, q) @ np.asarray(self.coef))
+
+
+def _aux_features(z, q) -> np.ndarray:
+    z = np.asarray(z, float)
+    q = np.asarray(q, float).reshape(z.shape[0], -1)
+    return np.column_stack([np.ones(z.shape[0]), z, safe_logit(q)])
+
+
+def fit_auxiliary_model(y, z, q, *, weights=None, ridge: float = 1e-4) -> AuxiliaryModel:
+    """Weighted logistic regression of truth on the reference label and the judges' logits.
+
+    Parameters
+    ----------
+    y, z : array_like, shape (n,)
+        Truth and reference labels of the *source* domain.
+    q : array_like, shape (n, K)
+        Judges' probabilities (clipped to [1e-6, 1 − 1e-6] before the logit).
+    weights : array_like, shape (n,), optional
+    ridge : float
+        L2 penalty on the non-intercept coefficients (per unit weight), which keeps the fit
+        finite under separation.
+
+    Returns
+    -------
+    AuxiliaryModel
+
+    Notes
+    -----
+    Newton–Raphson on the convex penalised log loss (at most 100 steps, step halving when the
+    loss does not decrease).
+    """
+    yv = check_labels(as_float_array(y, "y"), "y")
+    zv = check_labels(as_float_array(z, "z"), "z")
+    n = check_same_length(y=yv, z=zv)
+    qv = np.asarray(q, float).reshape(n, -1)
+    w = check_weights(weights, n)
+    p_w = w / w.sum()
+    X = _aux_features(zv, qv)
+    pen = np.full(X.shape[1], float(ridge))
+    pen[0] = 0.0
+
+    def loss(b):
+        e = X @ b
+        return float(p_w @ (np.logaddexp(0.0, e) - yv * e) + 0.5 * pen @ (b * b))
+
+    b = np.zeros(X.shape[1])
+    m = float(np.clip(p_w @ yv, _EPS, 1 - _EPS))
+    b[0] = np.log(m) - np.log1p(-m)
+    cur = loss(b)
+    for _ in range(100):
+        pr = expit(X @ b)
+        g = X.T @ (p_w * (pr - yv)) + pen * b
+        H = (X * (p_w * pr * (1 - pr))[:, None]).T @ X + np.diag(pen + 1e-12)
+        step = np.linalg.solve(H, g)
+        lr = 1.0
+        while lr > 1e-8:
+            new = loss(b - lr * step)
+            if new <= cur:
+                break
+            lr /= 2.0
+        b = b - lr * step
+        done = abs(cur - new) < 1e-14
+        cur = min(cur, new)
+        if done or np.max(np.abs(lr * step)) < 1e-12:
+            break
+    return AuxiliaryModel(coef=tuple(float(v) for v in b))
+
+
+# --------------------------------------------------------------------------------------------
+# monotone prediction-powered repair
+
+
+@dataclass(frozen=True)
+class MonotoneMap:
+    """A monotone calibration map ``p(c) = σ(α + γ·logit c)`` with ``γ ≥ 0``.
+
+    Attributes
+    ----------
+    alpha, gamma : float
+    n_pilot : int
+        Pilot draws that entered the fit.
+    converged : bool
+    """
+
+    alpha: float
+    gamma: float
+    n_pilot: int = 0
+    converged: bool = True
+
+    def predict(self, c):
+        """Repaired probabilities for confidences ``c`` (clipped to [1e-6, 1 − 1e-6])."""
+        out = expit(self.alpha + self.gamma * safe_logit(c))
+        return float(out) if np.ndim(out) == 0 else out
+
+
+def fit_monotone_batch(x, v, st, stx, *, max_iter: int = 100, tol: float = 1e-10,
+                       bound: float = 50.0):
+    """Vectorised solver of ``min_θ Σ_i v_ri·softplus(α + γx_ri) − α·st_r − γ·stx_r``, γ ≥ 0.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n,) or (R, n)
+        Logit confidences (shared by all repetitions, or one row per repetition).
+    v : ndarray, shape (n,) or (R, n)
+        Non-negative fit weights.
+    st, stx : ndarray, shape (R,)
+        Sufficient statistics ``Σ_i v_ri T_ri`` and ``Σ_i v_ri T_ri x_ri`` of the (possibly
+        IPW-corrected, hence possibly outside [0, 1]) targets ``T``.
+    max_iter, tol, bound : Newton iterations, convergence tolerance on the step, and box
+        ``|α|, |γ| ≤ bound`` that stops a run whose targets admit no finite minimiser.
+
+    Returns
+    -------
+    alpha, gamma : ndarray, shape (R,)
+    converged : ndarray of bool, shape (R,)
+
+    Notes
+    -----
+    Damped Newton: with Newton decrement ``λ² = gᵀH⁻¹g`` the step is scaled by ``1/(1 + λ)``
+    while ``λ² > 1/4`` and is a full Newton step afterwards (the rule for (generalised)
+    self-concordant losses such as the logistic one), so no objective evaluations are needed.
+    Only the repetitions that have not converged are iterated. Reductions use ``np.einsum``
+    rather than BLAS matrix–vector products, whose thread start-up dominated at these sizes.
+    The objective is convex (softplus is convex, the target part linear), so when the
+    unconstrained minimiser has γ < 0 the constrained one lies on γ = 0, where
+    ``α = logit(st / Σv)`` (the ratio clipped to [1e-6, 1 − 1e-6]).
+    """
+    x = np.asarray(x, float)
+    v = np.asarray(v, float)
+    st = np.atleast_1d(np.asarray(st, float))
+    stx = np.atleast_1d(np.asarray(stx, float))
+    R = st.shape[0]
+    shared = x.ndim == 1 and v.ndim == 1
+    if not shared:
+        x = np.broadcast_to(x, (R, x.shape[-1]))
+        v = np.broadcast_to(v, (R, x.shape[-1]))
+    vx, vxx = v * x, v * x * x
+    sv = v.sum(-1) * np.ones(R)
+    mean_t = np.clip(st / np.where(sv > 0, sv, 1.0), _EPS, 1.0 - _EPS)
+    a0 = np.log(mean_t) - np.log1p(-mean_t)
+    a, g = a0.copy(), np.zeros(R)
+    if shared and R > 1:  # warm start from the fit to the average statistics
+        sa, sg, _ = fit_monotone_batch(x, v, np.array([st.mean()]), np.array([stx.mean()]),
+                                       max_iter=max_iter, tol=tol, bound=bound)
+        a[:], g[:] = sa[0], max(sg[0], 0.0)
+    converged = np.zeros(R, bool)
+    active = np.arange(R)
+    for _ in range(max_iter):
+        ai, gi = a[active], g[active]
+        if shared:
+            p = expit(ai[:, None] + gi[:, None] * x[None, :])
+            h = p * (1.0 - p)
+            ga = np.einsum("rn,n->r", p, v) - st[active]
+            gg = np.einsum("rn,n->r", p, vx) - stx[active]
+            haa = np.einsum("rn,n->r", h, v)
+            hag = np.einsum("rn,n->r", h, vx)
+            hgg = np.einsum("rn,n->r", h, vxx)
+        else:
+            va, vxa, vxxa = v[active], vx[active], vxx[active]
+            p = expit(ai[:, None] + gi[:, None] * x[active])
+            h = p * (1.0 - p)
+            ga = (va * p).sum(1) - st[active]
+            gg = (vxa * p).sum(1) - stx[active]
+            haa, hag, hgg = (va * h).sum(1), (vxa * h).sum(1), (vxxa * h).sum(1)
+        det = haa * hgg - hag * hag
+        ok = det > 1e-14 * np.maximum(haa * hgg, 1e-300)
+        safe = np.where(ok, det, 1.0)
+        da = np.where(ok, (hgg * ga - hag * gg) / safe, ga / np.maximum(haa, 1e-300))
+        dg = np.where(ok, (haa * gg - hag * ga) / safe, 0.0)
+        lam2 = np.maximum(ga * da + gg * dg, 0.0)
+        damp = np.where(lam2 > 0.25, 1.0 / (1.0 + np.sqrt(lam2)), 1.0)
+        na = np.clip(ai - damp * da, -bound, bound)
+        ng = np.clip(gi - damp * dg, -bound, bound)
+        moved = np.abs(na - ai) + np.abs(ng - gi)
+        a[active], g[active] = na, ng
+        done = moved < tol * (1.0 + np.abs(na) + np.abs(ng))
+        converged[active[done]] = True
+        active = active[~done]
+        if active.size == 0:
+            break
+    neg = g < 0
+    if neg.any():
+        g = np.where(neg, 0.0, g)
+        a = np.where(neg, a0, a)
+    return a, g, converged | neg
+
+
+def monotone_repair(c, aux_label, pilot_y, pilot_mask, rho, *, weights=None) -> MonotoneMap:
+    """Fit the monotone prediction-powered calibration map of seed 003 §3 (Algorithm 1 step 4).
+
+    Parameters
+    ----------
+    c : array_like, shape (n,)
+        Confidence of the selected rule, full frame.
+    aux_label : array_like, shape (n,)
+        Full-frame auxiliary label in [0, 1]: Z, a judge Q, or the transfer combination
+        ``Z + (Q − Z)β``.
+    pilot_y : array_like, shape (n,)
+        Human truth, read only where ``pilot_mask`` (NaN allowed elsewhere).
+    pilot_mask : array_like, shape (n,)
+        Pilot membership (bool) or with-replacement draw counts.
+    rho : array_like, shape (n,)
+        Inclusion probabilities (or expected draw counts) of the pilot design.
+    weights : array_like, shape (n,), optional
+        Population weights.
+
+    Returns
+    -------
+    MonotoneMap
+        ``σ(α + γ·logit c)`` with ``γ ≥ 0``.
+
+    Notes
+    -----
+    Objective (per unit weight): full-frame auxiliary log loss plus the inverse-probability
+    weighted pilot correction from the auxiliary label to Y,
+    ``W⁻¹ Σ_i w_i ℓ(θ; aux_i) + W⁻¹ Σ_{i∈S} (w_i/ρ_i)[ℓ(θ; Y_i) − ℓ(θ; aux_i)]`` with the
+    cross-entropy ``ℓ(θ; t) = softplus(η) − t·η``, ``η = α + γ·logit c``. The correction is
+    linear in η, so the objective equals ``W⁻¹ Σ w_i[softplus(η_i) − T_i η_i]`` with
+    ``T_i = aux_i + 1{i∈S}(Y_i − aux_i)/ρ_i`` and stays convex; its expectation over the
+    design is the full-frame truth log loss. ``logit c`` uses ``c`` clipped to
+    [1e-6, 1 − 1e-6].
+    """
+    cc = check_probabilities(as_float_array(c, "c"), "c")
+    aux = check_probabilities(as_float_array(aux_label, "aux_label"), "aux_label")
+    py = as_float_array(pilot_y, "pilot_y", allow_nan=True)
+    rho = as_float_array(rho, "rho", allow_nan=True)
+    n = check_same_length(c=cc, aux_label=aux, pilot_y=py, rho=rho)
+    counts = np.asarray(pilot_mask).astype(float)
+    if counts.shape != (n,) or np.any(counts < 0):
+        raise ValueError("pilot_mask must be a boolean or non-negative count array of length n")
+    w = check_weights(weights, n)
+    s = counts > 0
+    if np.any(~np.isfinite(rho[s])) or np.any(rho[s] <= 0):
+        raise ValueError("rho must be > 0 on pilot items")
+    check_labels(py[s], "pilot_y", binary=False)
+    corr = np.where(s, counts * (np.nan_to_num(py) - aux) / np.where(s, rho, 1.0), 0.0)
+    target = aux + corr
+    x = safe_logit(cc)
+    W = w.sum()
+    v = w / W
+    a, g, conv = fit_monotone_batch(x, v, np.array([v @ target]), np.array([v @ (target * x)]))
+    return MonotoneMap(alpha=float(a[0]), gamma=float(g[0]), n_pilot=int(counts.sum()),
+                       converged=bool(conv[0]))
