@@ -244,6 +244,64 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_score(args) -> int:
+    from .calibration.report import read_score_csv, score_frame
+
+    try:
+        frame = read_score_csv(args.file)
+        res = score_frame(frame)
+    except ValueError as exc:
+        raise UsageError(f"score: {exc}") from None
+    rows = []
+    for rule, by_label in res["rules"].items():
+        for label, sc in by_label.items():
+            rows.append({"rule": rule, "label": label, **{k: v for k, v in sc.items()
+                                                         if k != "murphy"}})
+    import pandas as pd
+
+    table = pd.DataFrame(rows)
+    _print_table(table[["rule", "label", "n", "prevalence", "mean_forecast", "brier",
+                        "log_score", "ece_10", "smooth_ece", "citl", "spiegelhalter_z",
+                        "auroc", "corp_mcb", "corp_dsc", "corp_unc"]])
+    if "label_source" in res:
+        ls = res["label_source"]
+        print(f"\nlabel source (A = p, B = p_b): gap under y {ls['gap_y']:+.4f}, under z "
+              f"{ls['gap_z']:+.4f}; T_omit {ls['t_omit']:+.4f}, T_fp {ls['t_fp']:+.4f}; "
+              f"reverses: {ls['reverses']}; crossover prevalence "
+              f"{ls['crossover_prevalence']:.3f}")
+    _write_json(args.json, {"command": "score", "file": str(args.file), **res})
+    return 0
+
+
+def _cmd_pilot(args) -> int:
+    from .calibration.pilot import simulate_pilots
+    from .calibration.scenario import DEFAULT_SCENARIO, generate_scenario
+
+    if args.scenario != "default":
+        raise UsageError(f"pilot: unknown scenario {args.scenario!r} (available: default)")
+    if not 4 <= args.budget <= 259:
+        raise UsageError("pilot: --budget must be between 4 and 259 annotations")
+    if not 1 <= args.reps <= 100_000:
+        raise UsageError("pilot: --reps must be between 1 and 100000")
+    t0 = time.perf_counter()
+    sim = simulate_pilots(generate_scenario(DEFAULT_SCENARIO), budget=args.budget,
+                          reps=args.reps, seed=args.seed)
+    dt = time.perf_counter() - t0
+    summary = sim.summary()
+    _print_table(summary)
+    held = sim.heldout_summary()
+    if held is not None:
+        print()
+        _print_table(held)
+    print(f"{args.reps} pilots of {args.budget} attempted annotations in {dt:.2f} s")
+    _write_json(args.json, {"command": "pilot", "scenario": args.scenario,
+                            "budget": args.budget, "reps": args.reps, "seed": args.seed,
+                            "summary": summary.to_dict(orient="records"),
+                            "heldout": None if held is None else held.to_dict(orient="records"),
+                            "seconds": round(dt, 3)})
+    return 0
+
+
 def _parser() -> _Parser:
     from .store import DEFAULT_DB
     from .testbed.config import DEFAULT_SEEDS
@@ -287,6 +345,19 @@ def _parser() -> _Parser:
                    help="processes for the grid and ablation (default 2)")
     r.add_argument("--json")
     r.set_defaults(func=_cmd_reproduce)
+
+    sc = sub.add_parser("score", help="every score and decomposition of a CSV of forecasts")
+    sc.add_argument("file", help="CSV with columns p, y [, z, p_b, cluster, weight]")
+    sc.add_argument("--json")
+    sc.set_defaults(func=_cmd_score)
+
+    pi = sub.add_parser("pilot", help="simulate human pilots on a seed-003 scenario")
+    pi.add_argument("--scenario", default="default")
+    pi.add_argument("--budget", type=int, default=50, help="attempted annotations per pilot")
+    pi.add_argument("--reps", type=int, default=5000)
+    pi.add_argument("--seed", type=int, default=0)
+    pi.add_argument("--json")
+    pi.set_defaults(func=_cmd_pilot)
     return p
 
 

@@ -82,3 +82,52 @@ def test_evaluate_extracted_without_atoms_is_bad_input(tmp_path, capsys):
                  "8"]) == 0
     assert main(["evaluate", "--db", str(db), "--input", "extracted"]) == 2
     assert "extracted atoms" in capsys.readouterr().err
+
+
+def _write_scores(path, n=120, seed=0):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.75).astype(int)
+    z = y * (rng.random(n) < 0.4).astype(int)
+    p = np.clip(0.7 + 0.1 * y + rng.normal(0, 0.1, n), 0, 1).round(3)
+    pb = np.clip(0.35 + rng.normal(0, 0.1, n), 0, 1).round(3)
+    pd.DataFrame({"p": p, "y": y, "z": z, "p_b": pb, "cluster": rng.integers(0, 10, n)}
+                 ).to_csv(path, index=False)
+
+
+def test_score_reports_the_label_source_reversal(tmp_path, capsys):
+    csv, out = tmp_path / "s.csv", tmp_path / "s.json"
+    _write_scores(csv)
+    assert main(["score", str(csv), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    ls = report["label_source"]
+    assert abs(ls["gap_z"] - ls["gap_y"] - (ls["t_omit"] + ls["t_fp"])) < 1e-12
+    assert report["rules"]["p"]["y"]["n"] == 120 and report["clusters"] <= 10
+    assert len(report["reliability"]) == 10
+    assert "crossover prevalence" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content,fragment", [
+    ("q,y\n0.5,1\n0.2,0\n", "missing column"),
+    ("p,y\n0.5,2\n0.2,0\n", "column y must be 0 or 1 (line 2: 2)"),
+    ("p,y\n1.5,1\n0.2,0\n", "column p must be a number in [0, 1]"),
+    ("p,y\n0.5,1\n", "at least 2 rows"),
+    ("p,y,weight\n0.5,1,0\n0.2,0,1\n", "weight"),
+])
+def test_score_bad_csv_is_one_line(tmp_path, capsys, content, fragment):
+    csv = tmp_path / "bad.csv"
+    csv.write_text(content)
+    assert main(["score", str(csv)]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_pilot_command(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    assert main(["pilot", "--budget", "40", "--reps", "300", "--json", str(out)]) == 0
+    rows = {r["estimator"]: r for r in json.loads(out.read_text())["summary"]}
+    assert rows["trisource"]["mean_width"] < rows["human_only"]["mean_width"]
+    assert main(["pilot", "--scenario", "mars"]) == 2
+    assert main(["pilot", "--budget", "1"]) == 2

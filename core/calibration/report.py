@@ -59,7 +59,7 @@ def read_score_csv(path: str | os.PathLike) -> pd.DataFrame:
             row = int(np.flatnonzero(bad.to_numpy())[0]) + 2  # header is line 1
             what = "0 or 1" if binary else f"a number in [{lo}, {hi}]"
             raise ValueError(f"{name}: column {col} must be {what} (line {row}: "
-                             f"{df[col].iloc[row - 2]!r})")
+                             f"{df[col].iloc[row - 2]!s})")
         return v.astype(float)
 
     out = pd.DataFrame({"p": numeric("p", 0, 1), "y": numeric("y", 0, 1, binary=True)})
