@@ -15,7 +15,10 @@ Public API (one concept per module):
   de-biased risk of Eq. (6), the four scoring protocols of Table 3;
 * :mod:`.scenario` — belief-store scenarios (default calibrated to Table 2);
 * :mod:`.restore` — paired differences, TriSource-Restore (Eq. 3), transfer β, monotone repair;
-* :mod:`.pilot` — simulated probability-sampled pilots and Algorithm 1, step by step.
+* :mod:`.pilot` — simulated probability-sampled pilots and Algorithm 1, step by step;
+* :mod:`.bridge` — the same analysis on seed-000 resolver outputs;
+* :mod:`.nq301` — the real NQ-open case (exact match vs human labels, three judges);
+* :mod:`.report` — everything at once for a CSV (``python -m core score``).
 """
 
 from .corp import (
