@@ -302,6 +302,21 @@ def _cmd_pilot(args) -> int:
     return 0
 
 
+def _cmd_import_nq301(args) -> int:
+    from .calibration.nq301 import SHIPPED_DIR, export_nq301
+
+    if not Path(args.dir).is_dir():
+        raise UsageError(f"import-nq301: {args.dir} is not a directory")
+    try:
+        written = export_nq301(args.dir, args.out or SHIPPED_DIR)
+    except ValueError as exc:
+        raise UsageError(f"import-nq301: {exc}") from None
+    print(f"wrote {written['items']} system answers and {written['answers']} distinct answers "
+          f"to {args.out or SHIPPED_DIR}")
+    _write_json(args.json, {"command": "import-nq301", **written})
+    return 0
+
+
 def _parser() -> _Parser:
     from .store import DEFAULT_DB
     from .testbed.config import DEFAULT_SEEDS
@@ -345,6 +360,12 @@ def _parser() -> _Parser:
                    help="processes for the grid and ablation (default 2)")
     r.add_argument("--json")
     r.set_defaults(func=_cmd_reproduce)
+
+    nq = sub.add_parser("import-nq301", help="re-derive the shipped NQ-open files (seed 003)")
+    nq.add_argument("dir", help="the nq301-openqa-eval release (with data/)")
+    nq.add_argument("--out", help="output folder (default data/nq301)")
+    nq.add_argument("--json")
+    nq.set_defaults(func=_cmd_import_nq301)
 
     sc = sub.add_parser("score", help="every score and decomposition of a CSV of forecasts")
     sc.add_argument("file", help="CSV with columns p, y [, z, p_b, cluster, weight]")

@@ -12,6 +12,7 @@ Tables (DESIGN.md §4; names and meanings are a contract):
 * ``atoms(seed, persona_id, question_id, source, kind, value)`` – kind ``readout`` (μ*) or
   ``extracted`` (μ̂ from a release); ``value`` NULL means no atom.
 * ``llm_answers``, ``predictions``, ``runs`` – frozen LLM answers and cached resolver outputs.
+* ``nq301_items``, ``nq301_answers`` – seed 003's real NQ-open case (shipped in ``data/nq301``).
 
 Conventions: float NaN is stored as NULL; integer codes keep ``-1`` for "none". Builds write a
 temporary file and ``os.replace`` it into place, so a failed build leaves no half-written store.
@@ -161,12 +162,14 @@ def write_store(
     extracted_atoms: pd.DataFrame | None = None,
     llm_answers: pd.DataFrame | None = None,
     predictions: pd.DataFrame | None = None,
+    extra_tables: dict[str, pd.DataFrame] | None = None,
     progress: Callable[[str, float], None] | None = None,
 ) -> StoreInfo:
     """Compute GT and μ* for ``tb`` and write a complete store atomically.
 
     ``predictions`` (the frame of :func:`core.evaluation.run.predictions_frame`, one
     ``run_id``) are cached in the store and that run becomes the store's default run.
+    ``extra_tables`` are copied as they are (e.g. the NQ-open tables of seed 003).
 
     The store is written to ``<path>.tmp-<pid>`` and renamed over ``path`` only when every
     table is in place; on any error the temporary file is removed and ``path`` is untouched.
@@ -205,6 +208,10 @@ def write_store(
                              "value": [SCHEMA_VERSION, origin, json.dumps(config, sort_keys=True),
                                        built_at, default_run]})
         frames["meta"] = meta
+        for name, frame in (extra_tables or {}).items():
+            if not name.isidentifier() or name in frames:
+                raise ValueError(f"bad extra table name {name!r}")
+            frames[name] = frame
         con = duckdb.connect(str(tmp))
         try:
             for table, frame in frames.items():
@@ -246,6 +253,7 @@ def build_store(
 ) -> StoreInfo:
     """Generate the testbed of ``config`` and write it, with GT, μ* and (unless
     ``evaluate=False``) every resolver's cached test predictions, to ``path``."""
+    from .calibration.nq301 import load_shipped_nq301
     from .evaluation.run import predictions_frame, run_testbed
     from .testbed.generate import generate
 
@@ -256,8 +264,12 @@ def build_store(
     if evaluate:
         step("fitting, calibrating and scoring every resolver", 0.15)
         preds = predictions_frame(run_testbed(tb), run_id=f"default-{config.key}")
+    extra = {}
+    shipped = load_shipped_nq301()
+    if shipped is not None:
+        extra = {"nq301_items": shipped[0], "nq301_answers": shipped[1]}
     return write_store(path, tb, origin="generated", config=config.to_dict(),
-                       predictions=preds, progress=progress)
+                       predictions=preds, extra_tables=extra, progress=progress)
 
 
 def store_info(path: str | os.PathLike) -> StoreInfo:
@@ -335,19 +347,23 @@ def load_atoms(con: duckdb.DuckDBPyConnection, *, kind: str = "readout") -> np.n
     if kind not in ("readout", "extracted"):
         raise ValueError(f"kind must be 'readout' or 'extracted', got {kind!r}")
     n = int(query_df(con, "SELECT count(*) AS n FROM personas")["n"].iloc[0])
-    df = query_df(con, "SELECT p.row, a.question_id, a.source, a.value FROM atoms a "
-                       "JOIN personas p USING (seed, persona_id) "
-                       "WHERE a.kind = ? AND a.value IS NOT NULL", [kind])
+    # codes are looked up in SQL against constant tables built from the question spec (no
+    # user text), which is much faster than mapping label strings in pandas
+    labels = ", ".join(f"('{q.qid}', '{lab}', {j}, {c})" for j, q in enumerate(QUESTIONS)
+                       for c, lab in enumerate(q.labels))
+    sources = ", ".join(f"('{src}', {i})" for i, src in enumerate(SOURCES))
+    df = query_df(con, f"""
+        WITH lk(question_id, value, qi, code) AS (VALUES {labels}),
+             sk(source, si) AS (VALUES {sources})
+        SELECT p.row, lk.qi, sk.si, lk.code
+        FROM atoms a JOIN personas p USING (seed, persona_id)
+             JOIN lk USING (question_id, value) JOIN sk USING (source)
+        WHERE a.kind = ? AND a.value IS NOT NULL""", [kind])
     out = np.full((n, len(QIDS), len(SOURCES)), -1, np.int8)
     if df.empty:
         return out
-    q_idx = df["question_id"].map({q: i for i, q in enumerate(QIDS)}).to_numpy()
-    s_idx = df["source"].map({s: i for i, s in enumerate(SOURCES)}).to_numpy()
-    codes = np.empty(len(df), np.int8)
-    for j, q in enumerate(QUESTIONS):
-        m = q_idx == j
-        codes[m] = df["value"][m].map({lab: c for c, lab in enumerate(q.labels)}).to_numpy()
-    out[df["row"].to_numpy(), q_idx, s_idx] = codes
+    out[df["row"].to_numpy(), df["qi"].to_numpy(), df["si"].to_numpy()] = (
+        df["code"].to_numpy().astype(np.int8))
     return out
 
 

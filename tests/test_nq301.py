@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import pandas as pd
 import pytest
 
 from core.calibration.nq301 import (
@@ -270,3 +271,14 @@ def test_malformed_jsonl_and_bem(tmp_path):
     bem.unlink()
     bem.write_text("\n".join(text) + "\n", encoding="utf-8")
     _one_line_error(root2, "NQ301_BEM.tsv")
+
+
+def test_shipped_files_equal_a_fresh_import(tmp_path):
+    from core.calibration.nq301 import export_nq301, load_shipped_nq301
+
+    shipped = load_shipped_nq301()
+    assert shipped is not None, "data/nq301 must ship items.parquet and answers.parquet"
+    export_nq301(ROOT, tmp_path)
+    fresh = load_shipped_nq301(tmp_path)
+    for a, b in zip(shipped, fresh, strict=True):
+        pd.testing.assert_frame_equal(a, b)

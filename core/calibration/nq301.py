@@ -1141,3 +1141,37 @@ def nq301_to_store(con, frame: pd.DataFrame, *, items: pd.DataFrame | None = Non
             cur.unregister("nq301_in")
         written[table] = len(df)
     return written
+
+
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "nq301"
+
+
+def export_nq301(root, out_dir) -> dict[str, int]:
+    """Write the joined release as ``items.parquet`` and ``answers.parquet`` in ``out_dir``.
+
+    The app ships these two small files (MIT licence, in ``data/nq301/``) so that a hosted demo
+    does not need the raw release; ``python -m core import-nq301 DIR`` regenerates them.
+    """
+    frame = load_nq301(root)
+    answers = nq301_answers(frame, root=root)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for name, df in (("items", frame), ("answers", answers)):
+        clean = df.copy()
+        clean.attrs = {}
+        clean.to_parquet(out / f"{name}.parquet", index=False)
+        written[name] = len(clean)
+    return written
+
+
+def load_shipped_nq301(directory=None) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The shipped ``(items, answers)`` frames, or ``None`` when the files are absent."""
+    d = Path(directory) if directory is not None else SHIPPED_DIR
+    paths = [d / "items.parquet", d / "answers.parquet"]
+    if not all(p.exists() for p in paths):
+        return None
+    return pd.read_parquet(paths[0]), pd.read_parquet(paths[1])
+
+
+__all__ += ["SHIPPED_DIR", "export_nq301", "load_shipped_nq301"]
