@@ -358,3 +358,28 @@ def test_ssb_skip_accounting_counts_a_skip_by_its_correctness():
     m = SSB(selective=True).fit(tr, Split(cal, gt))
     assert m.source_[A1] == DEV
     assert m.theta_ == pytest.approx(0.8)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000))
+def test_sorted_f05_grid_equals_the_direct_count(seed):
+    """The cumulative-sum F0.5 grid equals a direct count at every θ (two implementations)."""
+    from core.resolvers.nbf import THETA, selective_f05_grid
+
+    rng = np.random.default_rng(seed)
+    n = 7
+    pred = rng.integers(0, 3, (2, n, 18)).astype(np.int8)
+    gt = rng.integers(0, 3, (n, 18)).astype(np.int8)
+    proba = rng.dirichlet(np.ones(4), (2, n, 18))
+    proba = np.round(proba, 2)  # ties at grid values
+    n_act = rng.integers(0, 4, (n, 18))
+    got = selective_f05_grid(pred, proba, gt, n_act)
+    top2 = np.sort(np.where(np.arange(4) < np.array([q.k for q in QUESTIONS])[:, None],
+                            proba, -np.inf), -1)
+    marg = top2[..., -1] - top2[..., -2]
+    for g in range(2):
+        for i, theta in enumerate(THETA):
+            skip = (n_act >= 2) & (marg[g] < theta)
+            c = pred[g] == gt
+            tp, fp, fn = (c & ~skip).sum(), (~c & ~skip).sum(), skip.sum()
+            assert got[g, i] == pytest.approx(float(f_beta(tp, fp, fn)), abs=1e-12)

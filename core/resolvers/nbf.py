@@ -105,20 +105,29 @@ def selective_f05_grid(pred, proba, gt, n_act):
     """F0.5 for every θ of :data:`THETA` (NBF/DSNBF accounting: a skip adds FN += 1).
 
     ``pred``/``proba``'s leading axes are grid axes; returns an array (…, len(THETA)).
+    Skippable rows (≥ 2 active sources) are sorted by margin once per grid point, so the counts
+    at every θ come from cumulative sums and a ``searchsorted`` (rows with margin < θ skip).
     """
     m = margin(proba)  # (..., N, Q)
-    correct = (pred == gt).astype(float)
-    can_skip = n_act >= 2
+    correct = (pred == gt)
     lead = m.shape[:-2]
+    cs = (n_act >= 2).reshape(-1)
     m = m.reshape(lead + (-1,))
-    c = correct.reshape(lead + (-1,))
-    cs = np.broadcast_to(can_skip.reshape(-1), m.shape)
-    skip = cs[..., None, :] & (m[..., None, :] < THETA[:, None])  # (..., Θ, NQ)
-    ans = ~skip
-    tp = (ans * c[..., None, :]).sum(-1)
-    fp = (ans * (1 - c[..., None, :])).sum(-1)
-    fn = skip.sum(-1)
-    return f_beta(tp, fp, fn)
+    c = np.broadcast_to(correct, m.shape[:-1] + correct.shape[-2:]).reshape(lead + (-1,))
+    m_s, c_s = m[..., cs], c[..., cs]
+    total_correct = c.sum(-1).astype(float)
+    total = float(c.shape[-1])
+    order = np.argsort(m_s, axis=-1, kind="stable")
+    m_sorted = np.take_along_axis(m_s, order, -1)
+    cum_c = np.concatenate([np.zeros(lead + (1,)),
+                            np.cumsum(np.take_along_axis(c_s, order, -1), -1)], -1)
+    flat_m = m_sorted.reshape(int(np.prod(lead, dtype=int)), m_sorted.shape[-1])
+    k = np.stack([np.searchsorted(row, THETA, side="left") for row in flat_m])
+    k = k.reshape(lead + (len(THETA),))  # rows skipped at each θ
+    skipped_correct = np.take_along_axis(cum_c, k, -1)
+    tp = total_correct[..., None] - skipped_correct
+    fp = (total - total_correct)[..., None] - (k - skipped_correct)
+    return f_beta(tp, fp, k.astype(float))
 
 
 @dataclass
