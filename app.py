@@ -55,9 +55,20 @@ with st.container(border=True):
                 "biased sources to atoms and the ground truth, and see which distortion "
                 "moved each source's answer.")
 with st.container(border=True):
-    st.markdown(":gray[**Resolvers and robustness** — coming with the resolver issue]")
-    st.caption("Fit majority vote, BCF, NBF, DSNBF and Dawid–Skene, drag bias and dropout "
-               "sliders, and watch which resolvers break.")
+    st.page_link("pages/2_Leaderboard.py", label="**Leaderboard**",
+                 icon=":material/leaderboard:")
+    st.markdown("Every resolver — majority vote, BCF, ABF, NBF, DSNBF, unsupervised "
+                "Dawid–Skene — with 95 % intervals beside the paper's numbers, by reasoning "
+                "type and difficulty, and the per-source reliability that explains them.")
+with st.container(border=True):
+    st.page_link("pages/3_Bias_lab.py", label="**Bias lab**", icon=":material/science:")
+    st.markdown("Drag the bias and dropout sliders or change the difficulty mix: one seed is "
+                "regenerated and every resolver refitted, and a panel says what broke.")
+with st.container(border=True):
+    st.page_link("pages/4_Selective_QA.py", label="**Selective QA**", icon=":material/tune:")
+    st.markdown("Move a resolver's abstention threshold and watch coverage, selective "
+                "accuracy, F0.5 and the risk–coverage curve, with the calibrated "
+                "threshold marked.")
 
 st.subheader("The store")
 with st.container(border=True):

@@ -13,7 +13,9 @@ import streamlit as st
 
 from core.evaluation.walkthrough import (
     GT_RULES,
+    MARGIN_WINDOW,
     PENDING_FILTERS,
+    REFERENCE_NAMES,
     SOURCE_ROLES,
     TOPIC_FIELDS,
     atom_grid_table,
@@ -23,6 +25,7 @@ from core.evaluation.walkthrough import (
     latent_days,
     persona_day_table,
     profile_vs_actual,
+    resolver_table,
 )
 from core.figures.walkthrough import atom_grid_figure, source_days_figure, timeline_figure
 from core.testbed.questions import QIDS, SOURCE_LABELS, SOURCES
@@ -42,7 +45,9 @@ from pages._shared import (
     store_guard,
     store_stamp,
     sync_url,
+    table_height,
 )
+from pages._shared.evaluation import load_persona_predictions
 
 st.set_page_config(layout="wide", page_title="Walkthrough · Arbiter",
                    page_icon=":material/route:")
@@ -50,6 +55,9 @@ st.set_page_config(layout="wide", page_title="Walkthrough · Arbiter",
 DIFFICULTY_SHORT = {"stable": "stable", "temporal_shift": "temporal shift",
                     "stated_vs_revealed": "stated vs revealed"}
 STATUS_MARK = {"agree": "✓ agrees", "disagree": "✗ disagrees", "null": "∅ no atom"}
+OUTCOME_MARK = {"correct": "✓ correct", "wrong": "✗ wrong",
+                "abstains (would be right)": "○ abstains (would be right)",
+                "abstains (would be wrong)": "○ abstains (would be wrong)"}
 
 path = ensure_store()
 stamp = store_stamp(path)
@@ -61,8 +69,8 @@ st.title("Walkthrough: one persona, one question")
 st.caption(
     "Follow one instance of the seed-000 benchmark through its stages (the paper's §8.6): "
     "a persona's 30 latent days, five sources that each see those days through their own "
-    "distortion, one atom per source, and the ground truth the label function derives. "
-    "The resolvers that settle the conflict (stage 8) arrive in a later issue."
+    "distortion, one atom per source, the ground truth the label function derives, and "
+    "how every resolver settles the conflict — or abstains."
 )
 
 init_from_url(personas, pool)
@@ -164,48 +172,93 @@ st.markdown(f"> **{qid}.** {q.text}  \n> Answer space: "
 pair = pool[(pool["seed"] == seed) & (pool["persona_id"] == persona_id)
             & (pool["question_id"] == qid)]
 qualifying = pool[pool["rank"] > 0]
-with st.expander("Why this instance? The selection protocol (paper §8.7, adapted)"):
-    st.markdown(
-        "The paper picks its example by a deterministic protocol over the **test split**. "
-        "Here it runs on the direct readout μ* with the filters that need only the testbed:\n"
-        "* **(i)** at least 4 of 5 sources give an atom, and planner, daily self-report and "
-        "objective log are among them;\n"
-        "* **(iv)** the atoms span at least two distinct values;\n"
-        "* **(new)** at least one atom disagrees with GT (standing in for the resolver "
-        "filters below).\n\n"
-        "Ranked by the soft preferences met: planner shifted in its bias direction, "
-        "self-report shifted in its bias direction, at least one source agrees with GT; "
-        "ties broken by (persona id, seed, question order)."
-    )
-    st.markdown("**Waiting for the resolvers:** "
-                + "; ".join(f"({k}) {v}" for k, v in PENDING_FILTERS.items()) + ".")
+full_protocol = "f_dsnbf" in pool.columns
+with st.expander("Why this instance? The selection protocol (paper §8.7"
+                 + (")" if full_protocol else ", adapted)")):
+    intro = ("The paper picks its example by a deterministic protocol over the **test "
+             "split**, here on the direct readout μ*. Hard filters:\n"
+             "* **(i)** at least 4 of 5 sources give an atom, and planner, daily self-report "
+             "and objective log are among them;\n")
+    if full_protocol:
+        reference = str(pool["reference"].iloc[0]) if len(pool) else "majority_vote"
+        lo_m, hi_m = MARGIN_WINDOW
+        st.markdown(
+            intro + "* **(ii)** DSNBF's arg max equals GT;\n"
+            f"* **(iii)** {REFERENCE_NAMES[reference]};\n"
+            "* **(iv)** the atoms span at least two distinct values;\n"
+            f"* **(v)** DSNBF's posterior margin p(top1) − p(top2) lies in [{lo_m}, {hi_m}] — "
+            "neither trivial nor a coin toss.\n\n"
+            "Ranked by the soft preferences met — planner shifted in its bias direction, "
+            "self-report shifted in its bias direction, GPT and Gemini disagree (only with "
+            "both), at least one other fusion method (MV, BCF, ABF, NBF) also correct — then "
+            "by (persona id, seed, question order)."
+        )
+        if reference != "llm":
+            st.info("This store holds no frontier-LLM answers (only an imported release "
+                    "carries them), so filter (iii) uses **Majority Vote is wrong** as a "
+                    "stand-in: the instance must be one that naive aggregation gets wrong.",
+                    icon=":material/swap_horiz:")
+    else:
+        st.markdown(
+            intro + "* **(iv)** the atoms span at least two distinct values;\n"
+            "* **(new)** at least one atom disagrees with GT (standing in for the resolver "
+            "filters below).\n\n"
+            "Ranked by the soft preferences met: planner shifted in its bias direction, "
+            "self-report shifted in its bias direction, at least one source agrees with GT; "
+            "ties broken by (persona id, seed, question order)."
+        )
+        st.markdown("**Waiting for the resolvers** (the store has no cached predictions): "
+                    + "; ".join(f"({k}) {v}" for k, v in PENDING_FILTERS.items()) + ".")
     n_test = pool[pool["question_id"] == qid]
-    f1, f2, f3, f4 = st.columns(4)
-    f1.metric(f"{qid}: test pairs", len(n_test))
-    f2.metric("pass (i)", int(n_test["f_coverage"].sum()))
-    f3.metric("pass (i) + (iv)", int((n_test["f_coverage"] & n_test["f_spread"]).sum()))
-    f4.metric("qualify", int(n_test["qualifies"].sum()))
+    passed = n_test["f_coverage"] & n_test["f_spread"]
+    counts = [(f"{qid}: test pairs", len(n_test)), ("pass (i)", int(n_test["f_coverage"].sum())),
+              ("+ (iv)", int(passed.sum()))]
+    if full_protocol:
+        for name, col in (("+ (ii)", "f_dsnbf"), ("+ (iii)", "f_reference"),
+                          ("+ (v)", "f_margin")):
+            passed = passed & n_test[col]
+            counts.append((name, int(passed.sum())))
+    counts.append(("qualify", int(n_test["qualifies"].sum())))
+    for col, (label, value) in zip(st.columns(len(counts)), counts, strict=True):
+        col.metric(label, value)
     if pair.empty:
         st.info("This persona is not in the test split, so the protocol does not rank it.")
     else:
         row = pair.iloc[0]
-        checks = [("(i) coverage", row["f_coverage"]), ("(iv) spread", row["f_spread"]),
-                  ("disagreement", row["f_disagree"]),
-                  ("planner shift", row["planner_shift"]), ("self-report shift",
-                                                            row["self_shift"]),
-                  (f"{int(row['n_agree'])} source(s) agree", row["pref_agree"])]
+        checks = [("(i) coverage", row["f_coverage"]), ("(iv) spread", row["f_spread"])]
+        if full_protocol:
+            margin_txt = ("no margin" if pd.isna(row["dsnbf_margin"])
+                          else f"margin {row['dsnbf_margin']:.2f}")
+            checks += [("(ii) DSNBF correct", row["f_dsnbf"]),
+                       ("(iii) " + ("an LLM wrong" if row.get("reference") == "llm"
+                                    else "MV wrong"), row["f_reference"]),
+                       (f"(v) {margin_txt}", row["f_margin"]),
+                       ("planner shift", row["planner_shift"]),
+                       ("self-report shift", row["self_shift"]),
+                       ("another fusion method correct", row["pref_fusion"])]
+        else:
+            checks += [("disagreement", row["f_disagree"]),
+                       ("planner shift", row["planner_shift"]),
+                       ("self-report shift", row["self_shift"]),
+                       (f"{int(row['n_agree'])} source(s) agree", row["pref_agree"])]
         verdict = (f"ranked **{int(row['rank'])}** of {len(qualifying)} over all questions"
                    if row["rank"] > 0 else "**does not qualify**")
         st.markdown(f"This pair {verdict}: "
                     + " · ".join(f"{'✓' if ok else '✗'} {name}" for name, ok in checks))
     st.caption("The ten best-ranked pairs over all questions:")
+    top_cols = ["rank", "seed", "persona_id", "question_id", "n_sources", "planner_shift",
+                "self_shift"]
+    top_cols += (["dsnbf_margin", "pref_fusion", "n_prefs"] if full_protocol
+                 else ["n_agree", "n_prefs"])
     st.dataframe(
-        qualifying.head(10)[["rank", "seed", "persona_id", "question_id", "n_sources",
-                             "planner_shift", "self_shift", "n_agree", "n_prefs"]],
+        qualifying.head(10)[top_cols],
         hide_index=True, width="stretch",
         column_config={"persona_id": "persona", "question_id": "question",
                        "n_sources": "atoms", "planner_shift": "planner shift",
                        "self_shift": "self-report shift", "n_agree": "sources = GT",
+                       "dsnbf_margin": st.column_config.NumberColumn("DSNBF margin",
+                                                                     format="%.2f"),
+                       "pref_fusion": "other fusion correct",
                        "n_prefs": "preferences met"})
 
 # ---------------------------------------------------------------- stage 1: persona
@@ -319,6 +372,55 @@ for _, v in verdicts.iterrows():
         f"({bias}) — {v['explained']}.<br><span style='opacity:0.75'>Readout: "
         f"{v['rule']}.</span>", unsafe_allow_html=True)
 
+# ---------------------------------------------------------------- stages 8–9: resolvers
+st.header(f"6 · How the resolvers settle {qid}")
+if person["split"] != "test":
+    role = {"train": "the resolvers learn their tables and weights from it",
+            "calibration": "the resolvers choose their temperatures and skip thresholds on it",
+            "dev": "it is held out and never used"}.get(str(person["split"]), "")
+    st.info(f"Resolvers answer **test** personas only. This persona is in the "
+            f"**{person['split']}** split" + (f": {role}." if role else ".")
+            + " Pick a test persona (Split filter in the sidebar) to see every resolver's "
+            "answer.", icon=":material/school:")
+else:
+    with store_guard():
+        preds = load_persona_predictions(str(path), stamp, seed, persona_id)
+    if preds.empty:
+        st.info("The store has no cached predictions for this persona; build them with "
+                "`python -m core evaluate --db …`.", icon=":material/database:")
+    else:
+        answers = resolver_table(preds, qid=qid, gt_label=gt_label)
+        forced = answers[~answers["selective"] & (answers["method"] != "source_reachability")]
+        skips = answers[answers["selective"] & answers["skipped"]]
+        r1, r2, r3 = st.columns(3)
+        r1.metric("Forced methods right", f"{int(forced['correct'].sum())} of {len(forced)}",
+                  help="Source Reachability (GT-aided) left out.")
+        r2.metric("Selective variants abstaining",
+                  f"{len(skips)} of {int(answers['selective'].sum())}")
+        dsnbf = answers.set_index("method").get("margin", pd.Series(dtype=float))
+        margin = dsnbf.get("dsnbf", float("nan"))
+        r3.metric("DSNBF posterior margin", "—" if pd.isna(margin) else f"{margin:.2f}",
+                  help="p(top1) − p(top2); DSNBF+SKIP abstains below its calibrated θ.")
+        shown_answers = answers.assign(
+            outcome=answers["outcome"].map(OUTCOME_MARK).fillna(answers["outcome"]),
+            margin=[("—" if pd.isna(v) else f"{v:.2f}") for v in answers["margin"]])
+        st.dataframe(
+            shown_answers[["label", "answer", "outcome", "confidence", "margin"]],
+            hide_index=True, width="stretch", height=table_height(len(shown_answers)),
+            column_config={
+                "label": st.column_config.TextColumn("resolver", width=290),
+                "answer": f"answer (GT: {gt_label})",
+                "outcome": st.column_config.TextColumn("outcome", width="medium"),
+                "confidence": st.column_config.ProgressColumn(
+                    "confidence", min_value=0.0, max_value=1.0, format="%.2f"),
+                "margin": "posterior margin"})
+        st.caption("Stage 8: each resolver reads only the five atoms above (never the persona "
+                   "id or its difficulty) and answers with a confidence; +SKIP variants may "
+                   "abstain, and their answer before abstaining is shown. Stage 9: the answer "
+                   "is scored against GT. Majority Vote equals seed 000's equal-weight ArgRAG "
+                   "adaptation; Dawid–Skene learns without labels; Source Reachability is "
+                   "GT-aided.")
+
 # ---------------------------------------------------------------- downloads and next steps
 st.header("Downloads")
 d1, d2 = st.columns(2)
@@ -330,6 +432,6 @@ d2.download_button(
     "The persona's 30 days, all sources (CSV)", csv_bytes(persona_day_table(tb)),
     file_name=f"days_{seed}_{persona_id}.csv", mime="text/csv", on_click="ignore",
     icon=":material/calendar_month:", key="wt_dl_days")
-st.caption("Stages 8–9 of the paper (resolvers such as majority vote, BCF, NBF and DSNBF, "
-           "and scoring against GT) join this page with the resolver issue. Sources: "
+st.caption("All resolvers over all test personas: the Leaderboard page; move the skip "
+           "thresholds on Selective QA; break the sources in the Bias lab. Sources: "
            + ", ".join(SOURCE_LABELS[s] for s in SOURCES) + ".")

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.evaluation.walkthrough import select_walkthrough
+from core.evaluation.cached import load_llm_answers, load_test_predictions
+from core.evaluation.walkthrough import OTHER_FUSION, resolver_evidence, select_walkthrough
 from core.store import connect, load_testbed
 from core.testbed.labels import ground_truth_codes
 from core.testbed.questions import QIDS, question
@@ -21,14 +22,19 @@ WALK = str(ROOT / "pages" / "1_Walkthrough.py")
 
 @pytest.fixture(scope="module")
 def expected(small_store):
-    """The protocol's pick and every persona's GT, computed straight from the testbed."""
+    """The protocol's pick (full §8.7 protocol on the cached predictions) and every persona's
+    GT, computed straight from the testbed."""
     con = connect(small_store)
     try:
         tb = load_testbed(con)
+        gt, _ = ground_truth_codes(tb)
+        evidence = resolver_evidence(
+            tb.personas, gt, load_test_predictions(con, ("dsnbf", *OTHER_FUSION)),
+            load_llm_answers(con))
     finally:
         con.close()
-    gt, _ = ground_truth_codes(tb)
-    pool = select_walkthrough(gt, readout(tb), tb.personas)
+    assert evidence is not None and evidence.reference == "majority_vote"
+    pool = select_walkthrough(gt, readout(tb), tb.personas, evidence=evidence)
     top = pool.iloc[0]
     rows = {(int(s), p): i for i, (s, p) in
             enumerate(zip(tb.personas["seed"], tb.personas["persona_id"], strict=True))}

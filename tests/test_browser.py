@@ -51,7 +51,7 @@ def _free_port() -> int:
 def server(small_store, tmp_path_factory):
     """A headless ``streamlit run app.py`` on a free port; yields its base URL."""
     log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    env = {**os.environ, "ARBITER_DB": str(small_store)}
+    env = {**os.environ, "ARBITER_DB": str(small_store), "ARBITER_LAB_PERSONAS": "12"}
     for _attempt in range(3):
         port = _free_port()
         cmd = [sys.executable, "-m", "streamlit", "run", "app.py",
@@ -136,6 +136,28 @@ def test_home_page_links_to_the_walkthrough(server, page):
     wait_for_app_run(page)
     expect(page).to_have_url(re.compile(r".*/Walkthrough.*"))
     expect(page.get_by_text("Walkthrough: one persona, one question")).to_be_visible()
+
+
+def test_bias_lab_keyboard_slider_moves_the_leaderboard(server, page):
+    page.goto(f"{server}/Bias_lab")
+    page.wait_for_selector("[data-testid='stAppViewContainer']", timeout=60_000)
+    wait_for_app_run(page)
+    expect(page.get_by_text("Bias lab: make the sources worse").first).to_be_visible()
+    values = page.get_by_test_id("stMetricValue")
+    expect(values.first).to_be_visible()
+    before = values.all_inner_texts()
+    knob = page.locator(".st-key-lab_bias").get_by_role("slider", name="Bias scale")
+    knob.focus()
+    for _ in range(6):  # 1.00 → 2.50 in steps of 0.25
+        knob.press("ArrowRight")
+    wait_for_app_run(page)
+    expect(page).to_have_url(re.compile(r".*/Bias_lab\?.*lab_bias=2\.5"))
+    expect(page.get_by_text("bias 2.5×").first).to_be_visible()
+    expect(page.get_by_text("The source that moved most").first).to_be_visible()
+    after = page.get_by_test_id("stMetricValue").all_inner_texts()
+    assert after != before
+    expect(page.get_by_test_id("stPlotlyChart").first).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
 @pytest.fixture(scope="module")

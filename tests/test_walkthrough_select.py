@@ -205,3 +205,108 @@ def test_atom_grid_table_and_label_arrays_round_trip():
     g2, a2 = label_arrays(personas, gt_long, at_long)
     np.testing.assert_array_equal(g2, gt)
     np.testing.assert_array_equal(a2, atoms)
+
+
+# ---------------------------------------------------------------- the full protocol
+def evidence_for(p: int, **arrays):
+    """A ResolverEvidence where every pair passes (ii), (iii), (v), unless overridden."""
+    from core.evaluation.walkthrough import ResolverEvidence
+
+    shape = (p, len(QIDS))
+    base = {"dsnbf_correct": np.ones(shape, bool), "dsnbf_margin": np.full(shape, 0.2),
+            "reference_wrong": np.ones(shape, bool), "reference": "majority_vote",
+            "other_correct": np.zeros(shape, bool), "llm_divergence": None}
+    base.update(arrays)
+    return ResolverEvidence(**base)
+
+
+@pytest.mark.parametrize("override, failing", [
+    ({"dsnbf_correct": False}, "f_dsnbf"),
+    ({"reference_wrong": False}, "f_reference"),
+    ({"dsnbf_margin": 0.5}, "f_margin"),
+    ({"dsnbf_margin": 0.05}, "f_margin"),
+    ({"dsnbf_margin": np.nan}, "f_margin"),
+])
+def test_the_resolver_filters_exclude_what_they_should(override, failing):
+    gt, atoms, personas = blank(1)
+    set_cell(gt, atoms, 0, A3, 1, GOOD)
+    (name, value), = override.items()
+    arrays = {name: np.full((1, len(QIDS)), value)}
+    assert len(select_walkthrough(gt, atoms, personas, evidence=evidence_for(1))) == 1
+    out = select_walkthrough(gt, atoms, personas, evidence=evidence_for(1, **arrays),
+                             keep_all=True, qid="A3")
+    assert not out.iloc[0][failing] and out.iloc[0]["rank"] == -1
+
+
+def test_the_margin_window_includes_its_ends():
+    gt, atoms, personas = blank(2)
+    for i in range(2):
+        set_cell(gt, atoms, i, A3, 1, GOOD)
+    margin = np.full((2, len(QIDS)), 0.2)
+    margin[0, A3], margin[1, A3] = 0.08, 0.35
+    out = select_walkthrough(gt, atoms, personas, evidence=evidence_for(2, dsnbf_margin=margin))
+    assert len(out) == 2 and out["f_margin"].all()
+
+
+def test_another_fusion_method_correct_is_a_soft_preference():
+    # p00: planner and self-report shifted, and a correct fusion method (3 preferences);
+    # p01 and p02: the planner shift only, and only p02 has a correct fusion method, which
+    # must lift it over p01 (the persona-id tiebreak alone would put p01 first).
+    gt, atoms, personas = blank(3)
+    set_cell(gt, atoms, 0, A3, 1, GOOD)
+    set_cell(gt, atoms, 1, A3, 1, [1, 2, 0, 1, -1])
+    set_cell(gt, atoms, 2, A3, 1, [1, 2, 0, 1, -1])
+    other = np.zeros((3, len(QIDS)), bool)
+    other[0, A3] = other[2, A3] = True
+    out = select_walkthrough(gt, atoms, personas, evidence=evidence_for(3, other_correct=other))
+    assert out["persona_id"].tolist() == ["p00", "p02", "p01"]
+    assert out["n_prefs"].tolist() == [3, 2, 1]
+    assert out["pref_fusion"].tolist() == [True, True, False]
+
+
+def test_resolver_evidence_reads_cached_predictions_and_llm_answers():
+    from core.evaluation.walkthrough import resolver_evidence
+
+    personas = pd.DataFrame({"seed": [1, 1], "persona_id": ["p0", "p1"]})
+    gt = np.zeros((2, len(QIDS)), np.int8)  # A1: GT 20_or_more (code 0)
+    labels = QUESTIONS[0].labels
+
+    def rows(method, answers, margins=(np.nan, np.nan)):
+        return pd.DataFrame({"method": method, "seed": [1, 1], "persona_id": ["p0", "p1"],
+                             "question_id": "A1", "answer": answers, "margin": margins})
+
+    preds = pd.concat([rows("dsnbf", [labels[0], labels[1]], (0.2, 0.9)),
+                       rows("majority_vote", [labels[1], labels[0]]),
+                       rows("nbf", [labels[0], labels[2]])])
+    ev = resolver_evidence(personas, gt, preds)
+    assert ev.reference == "majority_vote" and ev.llm_divergence is None
+    assert ev.dsnbf_correct[:, 0].tolist() == [True, False]
+    np.testing.assert_allclose(ev.dsnbf_margin[:, 0], [0.2, 0.9])
+    assert np.isnan(ev.dsnbf_margin[:, 1]).all()            # no row for A2
+    assert ev.reference_wrong[:, 0].tolist() == [True, False]
+    assert not ev.reference_wrong[:, 1].any()               # no MV answer, not "wrong"
+    assert ev.other_correct[:, 0].tolist() == [True, True]  # NBF for p0, MV for p1
+    llm = pd.DataFrame({"model": ["gpt-5.4", "gemini-3.1-pro", "gpt-5.4"],
+                        "seed": [1, 1, 1], "persona_id": ["p0", "p0", "p1"],
+                        "question_id": "A1", "answer": [labels[0], "made_up", labels[0]]})
+    ev = resolver_evidence(personas, gt, preds, llm)
+    assert ev.reference == "llm"
+    assert ev.reference_wrong[:, 0].tolist() == [True, False]  # out-of-space answer = wrong
+    assert ev.llm_divergence[:, 0].tolist() == [True, False]   # p1 has no Gemini answer
+    assert resolver_evidence(personas, gt, preds[preds["method"] != "dsnbf"]) is None
+
+
+def test_resolver_table_orders_methods_and_names_outcomes():
+    from core.evaluation.walkthrough import resolver_table
+
+    preds = pd.DataFrame({
+        "method": ["dsnbf_skip", "majority_vote", "dsnbf", "random"],
+        "question_id": "A3", "answer": ["40_to_69", "70_or_more", "40_to_69", "less_than_40"],
+        "confidence": [0.5, 0.6, 0.5, 0.33], "skipped": [True, False, False, False],
+        "margin": [0.1, np.nan, 0.1, np.nan]})
+    out = resolver_table(preds, qid="A3", gt_label="40_to_69")
+    assert out["method"].tolist() == ["random", "majority_vote", "dsnbf", "dsnbf_skip"]
+    assert out["outcome"].tolist() == ["wrong", "wrong", "correct",
+                                       "abstains (would be right)"]
+    assert out["selective"].tolist() == [False, False, False, True]
+    assert resolver_table(preds, qid="A1", gt_label="x").empty

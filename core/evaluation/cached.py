@@ -4,19 +4,31 @@
 :func:`load_runs` turns them back into :class:`~core.evaluation.run.SeedRun` objects, so the
 tables of :mod:`core.evaluation.tables` work without refitting. Fitted models are not stored:
 ``SeedRun.models`` is empty and ``Prediction.extra`` holds only ``margin``.
+
+Also here: :func:`load_arrays` (every persona's GT and μ*, to refit a resolver on demand),
+:func:`persona_predictions` and :func:`load_test_predictions` (cached answers as long
+frames) and :func:`load_llm_answers` (frozen LLM answers of an imported release).
 """
 
 from __future__ import annotations
 
 import duckdb
 import numpy as np
+import pandas as pd
 
 from ..resolvers import Prediction
 from ..store import StoreError, load_atoms, query_df
 from ..testbed.questions import QIDS, QUESTIONS
 from .run import FORCED_METHODS, SELECTIVE_METHODS, SeedRun
 
-__all__ = ["default_run_id", "load_runs"]
+__all__ = [
+    "default_run_id",
+    "load_arrays",
+    "load_llm_answers",
+    "load_runs",
+    "load_test_predictions",
+    "persona_predictions",
+]
 
 
 def default_run_id(con: duckdb.DuckDBPyConnection) -> str:
@@ -86,3 +98,71 @@ def load_runs(con: duckdb.DuckDBPyConnection, *, run_id: str | None = None) -> l
         runs.append(SeedRun(int(seed), sel.drop(columns=["row"]), gt_all[rows], atoms[rows],
                             predictions, {}))
     return runs
+
+
+def _gt_codes(con: duckdb.DuckDBPyConnection, n: int) -> np.ndarray:
+    """Ground-truth display codes (n, 18) in persona ``row`` order (−1 = missing)."""
+    qorder = ", ".join(f"('{q}', {i})" for i, q in enumerate(QIDS))
+    gt_df = query_df(con, f"""
+        WITH q(question_id, qi) AS (VALUES {qorder})
+        SELECT p.row, q.qi, {_code_sql('g.answer')} AS code
+        FROM ground_truth g JOIN personas p USING (seed, persona_id) JOIN q USING (question_id)
+        ORDER BY p.row, q.qi""")
+    gt = np.full((n, len(QIDS)), -1, np.int8)
+    ok = gt_df["code"].notna().to_numpy()
+    gt[gt_df["row"].to_numpy()[ok], gt_df["qi"].to_numpy()[ok]] = (
+        gt_df["code"].to_numpy()[ok].astype(np.int8))
+    return gt
+
+
+def load_arrays(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Every persona with its GT codes and μ* atoms, for refitting resolvers from the store.
+
+    Returns
+    -------
+    personas : DataFrame
+        The ``personas`` table in ``row`` order (without the ``row`` column).
+    gt : ndarray of shape (P, 18), int8
+        Ground-truth display codes (−1 = missing).
+    atoms : ndarray of shape (P, 18, 5), int8
+        Direct-readout atoms μ* (−1 = no atom).
+
+    Select one seed with a mask on ``personas["seed"]`` and pass the three to
+    :func:`core.evaluation.run.run_seed`.
+    """
+    personas = query_df(con, "SELECT * FROM personas ORDER BY row")
+    gt = _gt_codes(con, len(personas))
+    atoms = load_atoms(con, kind="readout")
+    return personas.drop(columns=["row"]), gt, atoms
+
+
+def persona_predictions(con: duckdb.DuckDBPyConnection, *, seed: int, persona_id: str,
+                        run_id: str | None = None) -> pd.DataFrame:
+    """One persona's cached predictions: method, question_id, answer, confidence, skipped,
+    margin (empty if the persona is not in the run's test split or there is no run)."""
+    rid = run_id or default_run_id(con)
+    return query_df(con, "SELECT method, question_id, answer, confidence, skipped, margin "
+                         "FROM predictions WHERE run_id = ? AND seed = ? AND persona_id = ?",
+                    [rid, int(seed), str(persona_id)])
+
+
+def load_test_predictions(con: duckdb.DuckDBPyConnection, methods: tuple[str, ...], *,
+                          run_id: str | None = None) -> pd.DataFrame:
+    """Cached predictions of ``methods`` (long: method, seed, persona_id, question_id, answer,
+    confidence, skipped, margin); empty when the store has no cached run."""
+    rid = run_id or default_run_id(con)
+    if not rid or not methods:
+        return pd.DataFrame(columns=["method", "seed", "persona_id", "question_id", "answer",
+                                     "confidence", "skipped", "margin"])
+    marks = ", ".join("?" for _ in methods)
+    return query_df(con, "SELECT method, seed, persona_id, question_id, answer, confidence, "
+                         f"skipped, margin FROM predictions WHERE run_id = ? AND method IN "
+                         f"({marks})", [rid, *methods])
+
+
+def load_llm_answers(con: duckdb.DuckDBPyConnection, *, variant: str = "direct"
+                     ) -> pd.DataFrame:
+    """Frozen LLM answers of one prompt variant (long: model, seed, persona_id, question_id,
+    answer, would_skip); only imported releases have any."""
+    return query_df(con, "SELECT model, seed, persona_id, question_id, answer, would_skip "
+                         "FROM llm_answers WHERE variant = ?", [variant])

@@ -14,6 +14,7 @@ the class; DSNBF's class prior and stratified tables then fall back to their smo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,7 @@ import pandas as pd
 from ..testbed.config import TestbedConfig
 from ..testbed.generate import generate
 from ..testbed.labels import ground_truth_codes
+from ..testbed.questions import SOURCE_LABELS
 from ..testbed.readout import readout
 from ..testbed.schema import Testbed
 from ..testbed.vocab import DIFFICULTIES, SPLITS
@@ -28,7 +30,42 @@ from .diagnostics import source_summary
 from .metrics import cluster_bootstrap, coverage, selective_accuracy
 from .run import FORCED_METHODS, METHOD_LABELS, SELECTIVE_METHODS, SeedRun, run_seed
 
-__all__ = ["LabResult", "mix_testbed", "run_lab", "what_broke"]
+__all__ = [
+    "METHOD_MECHANISMS",
+    "NOMINAL",
+    "LabResult",
+    "describe_what_broke",
+    "is_nominal",
+    "mix_testbed",
+    "run_lab",
+    "what_broke",
+]
+
+#: The nominal setting the bias lab compares against.
+NOMINAL = MappingProxyType({"bias_scale": 1.0, "dropout_scale": 1.0, "mix": (1.0, 1.0, 1.0)})
+
+#: Why each method reacts to a change of the sources, in one clause (seed 000 §9.1, §9.5).
+METHOD_MECHANISMS = MappingProxyType({
+    "random": "it ignores the sources",
+    "majority_class": "it ignores the sources and answers the training set's most common "
+                      "label",
+    "ssb": "it trusts one source per question, chosen on the train split",
+    "ssb_global": "it trusts one source for all 18 questions",
+    "majority_vote": "it counts every source's atom equally, so a biased majority outvotes "
+                     "an accurate minority",
+    "bcf": "it corrects a fixed one-step bias per source, whatever the bias scale",
+    "abf": "it blends a fixed bias shift and the raw atom with six fitted weights",
+    "nbf": "it re-learns each source's confusion matrix from the labelled train personas",
+    "dsnbf": "it re-learns each source's confusion matrix per difficulty class from the "
+             "labelled train personas",
+    "dawid_skene": "it learns confusion matrices without labels, from agreement between "
+                   "sources alone",
+})
+
+_KNOB_SOURCES = MappingProxyType({
+    "bias_scale": ("planner", "daily_self_report"),
+    "dropout_scale": ("objective_log", "device_log"),
+})
 
 
 def mix_testbed(tb: Testbed, weights: tuple[float, float, float]) -> Testbed:
@@ -121,3 +158,89 @@ def what_broke(nominal: LabResult, variant: LabResult) -> dict:
             "changes": ch.reset_index()}
 
 
+
+
+def is_nominal(*, bias_scale: float, dropout_scale: float,
+               mix: tuple[float, float, float]) -> bool:
+    """Whether a lab setting is the nominal one (equal mix weights count as nominal)."""
+    w = np.asarray(mix, float)
+    return (float(bias_scale) == NOMINAL["bias_scale"]
+            and float(dropout_scale) == NOMINAL["dropout_scale"]
+            and bool(w.max() > 0) and bool(np.allclose(w, w.max())))
+
+
+def _pp(x: float) -> str:
+    """A signed percentage-point change with a true minus sign."""
+    return f"{x:+.1f}".replace("-", "\u2212") + " pp"
+
+
+def _setting_phrase(bias_scale: float, dropout_scale: float,
+                    mix: tuple[float, float, float]) -> str:
+    parts = []
+    if bias_scale != 1.0:
+        parts.append(f"the bias scale at {bias_scale:g}× ({'more' if bias_scale > 1 else 'less'}"
+                     " planner optimism and self-report distortion)")
+    if dropout_scale != 1.0:
+        parts.append(f"the dropout scale at {dropout_scale:g}× ("
+                     f"{'more' if dropout_scale > 1 else 'fewer'} lost device and objective "
+                     "days)")
+    w = np.asarray(mix, float)
+    if not np.allclose(w, w.max()):
+        share = w / w.sum()
+        parts.append("a difficulty mix of " + " / ".join(
+            f"{100 * x:.0f} % {name}" for x, name in
+            zip(share, ("stable", "temporal shift", "stated vs revealed"), strict=True)))
+    return " and ".join(parts) if parts else "the nominal setting"
+
+
+def describe_what_broke(broke: dict, *, bias_scale: float, dropout_scale: float,
+                        mix: tuple[float, float, float],
+                        labels: dict[str, str] | None = None) -> str:
+    """Two or three plain sentences, generated from the numbers of :func:`what_broke`.
+
+    Parameters
+    ----------
+    broke : dict
+        The result of :func:`what_broke` (nominal first, variant second).
+    bias_scale, dropout_scale, mix : the variant's setting.
+    labels : dict, optional
+        Display names of methods (default :data:`~core.evaluation.run.METHOD_LABELS`).
+
+    Returns
+    -------
+    str
+        Markdown: what moved, which source moved most and why that plausibly matters.
+    """
+    labels = dict(METHOD_LABELS if labels is None else labels)
+    m = broke["method"]
+    name = labels.get(m, m)
+    setting = _setting_phrase(float(bias_scale), float(dropout_scale), tuple(mix))
+    src = broke["source"]
+    src_name = SOURCE_LABELS.get(src, src)
+    d_acc, d_src, d_cov = (broke["accuracy_change"], broke["source_accuracy_change"],
+                           broke["source_coverage_change"])
+    r0, r1 = broke["rank_before"], broke["rank_after"]
+    if is_nominal(bias_scale=bias_scale, dropout_scale=dropout_scale, mix=mix):
+        return ("This is the nominal setting, so nothing moved: drag the bias or dropout "
+                "slider, or change the difficulty mix, to see which resolver breaks.")
+    if r0 == r1:
+        first = (f"With {setting}, every method keeps its rank; the largest accuracy change is "
+                 f"**{name}** ({_pp(d_acc)}), because {METHOD_MECHANISMS.get(m, 'it')}.")
+    else:
+        verb = "falls" if r1 > r0 else "climbs"
+        note = " — the others lost more" if r1 < r0 and d_acc < 0 else ""
+        first = (f"With {setting}, **{name}** {verb} from rank {r0} to rank {r1} "
+                 f"({_pp(d_acc)}{note}): {METHOD_MECHANISMS.get(m, 'its rule changed')}.")
+    second = (f"The source that moved most is **{src_name}**: its accuracy when it answers "
+              f"changed by {_pp(d_src)} and its coverage by {_pp(d_cov)}.")
+    knob = [k for k, srcs in _KNOB_SOURCES.items() if src in srcs]
+    if knob == ["bias_scale"] and bias_scale != 1.0:
+        third = (" The bias knobs act on this source directly; methods that learn confusion "
+                 "matrices from labels absorb the new bias, fixed-rule methods do not.")
+    elif knob == ["dropout_scale"] and dropout_scale != 1.0:
+        third = (" The dropout knobs remove its days, so it answers less often (or from "
+                 "fewer days); resolvers leaning on it must fall back on biased sources.")
+    else:
+        third = (" This source is not scaled by the knob you moved; it changes because the "
+                 "personas (or their difficulty mix) changed.")
+    return f"{first} {second}{third}"

@@ -87,17 +87,21 @@ def _resample_weights(n: int, b: int, seed: int) -> np.ndarray:
 
 
 def cluster_bootstrap(correct: np.ndarray, *, b: int = 2000, seed: int = 42,
-                      level: float = 0.95) -> BootstrapCI:
+                      level: float = 0.95, weights: np.ndarray | None = None) -> BootstrapCI:
     """Persona-clustered percentile bootstrap of the pooled forced (macro) accuracy.
 
-    ``correct`` is (C, 18): one row per (seed, persona) cluster.
+    ``correct`` is (C, 18): one row per (seed, persona) cluster. ``weights`` may pass the
+    (B, C) resample multiplicities of ``_resample_weights(C, b, seed)`` when several methods
+    are bootstrapped on the same clusters (same result, computed once).
     """
     c = np.asarray(correct, float)
     if c.ndim != 2 or len(c) == 0:
         raise ValueError("correct must be a non-empty (clusters, questions) array")
     if b < 1:
         raise ValueError(f"b must be >= 1, got {b}")
-    w = _resample_weights(len(c), b, seed)
+    w = _resample_weights(len(c), b, seed) if weights is None else weights
+    if w.shape != (b, len(c)):
+        raise ValueError(f"weights must have shape {(b, len(c))}, got {w.shape}")
     reps = ((w @ c) / len(c)).mean(1)
     a = (1 - level) / 2
     lo, hi = np.quantile(reps, [a, 1 - a])

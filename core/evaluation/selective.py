@@ -15,6 +15,7 @@ and F0.5 change, with the threshold the calibration split chose marked.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -23,9 +24,34 @@ from ..resolvers.nbf import margin
 from .metrics import coverage, f05_macro, forced_accuracy, selective_accuracy
 from .run import SeedRun
 
-__all__ = ["SKIP_METHODS", "SkipRule", "skip_rule", "sweep"]
+__all__ = ["SKIP_METHODS", "SKIP_RULE_NOTES", "SkipRule", "skip_rule", "sweep",
+           "threshold_metrics"]
 
 SKIP_METHODS = ("dsnbf_skip", "nbf_skip", "ssb_skip", "abf_skip")
+
+#: Each method's skip rule and how its threshold was chosen on the calibration split
+#: (``reference/testbed-spec.md`` §2.12; seed 000 §9.2): the F0.5 counts differ by method.
+SKIP_RULE_NOTES = MappingProxyType({
+    "dsnbf_skip": "Skips when at least two sources are active and DSNBF's posterior margin "
+                  "(top-1 minus top-2 of the combined p(w)) is below θ; with fewer than two "
+                  "active sources it always answers. θ ∈ {0, 0.01, …, 1} is chosen after the "
+                  "forced calibration by F0.5 over all calibration records, where every skip "
+                  "counts as a false negative (FN += 1), right or wrong.",
+    "nbf_skip": "Skips when at least two sources are active and NBF's posterior margin is "
+                "below θ. The temperature T and θ are searched jointly (T outer, θ inner) by "
+                "F0.5 over all calibration records, every skip counting FN += 1, so its T can "
+                "differ from forced NBF's.",
+    "ssb_skip": "Always skips when the chosen source has no atom; with at least two active "
+                "sources it also skips when the share of active atoms equal to the chosen one "
+                "is below θ (agreement). F0.5 on calibration counts only records with a "
+                "chosen atom and ≥ 2 active sources, and a skip adds FN += correct (0 or 1): "
+                "skipping a wrong answer costs nothing.",
+    "abf_skip": "Skips with no active source; with exactly one it answers; with two or more "
+                "it skips when the best ExplScore is below θ_E or the gap to the second-best "
+                "is below θ_Δ. Here θ_Δ moves and θ_E stays at its calibrated value. F0.5 "
+                "on calibration uses records with ≥ 2 active sources and fractional credit "
+                "(1/#tied winners), a skip adding FN += credit.",
+})
 
 
 @dataclass(frozen=True)
@@ -101,3 +127,35 @@ def sweep(runs: list[SeedRun], method: str) -> pd.DataFrame:
     arr = np.where(count > 0, np.where(finite, stack, 0).sum(0) / np.maximum(count, 1), np.nan)
     return pd.DataFrame({"theta": arr[:, 0], "coverage": 100 * arr[:, 1],
                          "selective_accuracy": 100 * arr[:, 2], "f05": 100 * arr[:, 3]})
+
+
+def threshold_metrics(runs: list[SeedRun], method: str, *, theta: float | None = None
+                      ) -> pd.DataFrame:
+    """Per-seed coverage, selective accuracy, forced accuracy and F0.5 (%) at one threshold.
+
+    Parameters
+    ----------
+    runs : fresh runs (with fitted models) that include ``method``.
+    method : one of :data:`SKIP_METHODS`.
+    theta : the threshold for every seed; ``None`` uses each seed's calibrated θ (which
+        reproduces the stored predictions).
+
+    Returns
+    -------
+    DataFrame
+        One row per seed: ``seed``, ``theta``, ``coverage``, ``selective_accuracy``,
+        ``forced_accuracy``, ``f05`` (%, macro as in :func:`sweep`) and the micro counts
+        ``n``, ``answered``, ``errors`` (wrong answers among the answered) for pooling.
+    """
+    rows = []
+    for r in runs:
+        rule = skip_rule(r, method)
+        th = rule.calibrated if theta is None else float(theta)
+        correct = r.predictions[method].answer == r.gt
+        sk = rule.skipped(th)
+        sel, cov, forced = selective_accuracy(correct, sk), coverage(sk), forced_accuracy(correct)
+        rows.append({"seed": r.seed, "theta": th, "coverage": 100 * cov,
+                     "selective_accuracy": 100 * sel, "forced_accuracy": 100 * forced,
+                     "f05": 100 * f05_macro(sel, cov, forced), "n": int(sk.size),
+                     "answered": int((~sk).sum()), "errors": int((~correct & ~sk).sum())})
+    return pd.DataFrame(rows)

@@ -15,6 +15,7 @@ import pandas as pd
 from ..testbed.questions import QIDS, QUESTIONS, TYPE_NAMES
 from ..testbed.vocab import DIFFICULTIES
 from .metrics import (
+    _resample_weights,
     cluster_bootstrap,
     coverage,
     f05_macro,
@@ -72,8 +73,10 @@ def _methods(runs, candidates):
 def main_table(runs: Sequence[SeedRun], *, b: int = 2000, seed: int = 42) -> pd.DataFrame:
     """Forced macro accuracy pooled over seeds, 95 % cluster-bootstrap CI, paper, regenerated."""
     rows = []
+    n = sum(len(r.gt) for r in runs)
+    w = _resample_weights(n, b, seed) if n and b >= 1 else None  # shared by every method
     for m in _methods(runs, FORCED_METHODS):
-        ci = cluster_bootstrap(pooled(runs, m)["correct"], b=b, seed=seed)
+        ci = cluster_bootstrap(pooled(runs, m)["correct"], b=b, seed=seed, weights=w)
         acc = 100 * ci.estimate
         paper, regen = PAPER_FORCED.get(m, np.nan), REGEN_FORCED.get(m, np.nan)
         rows.append({"method": m, "label": METHOD_LABELS[m], "accuracy": acc,

@@ -8,11 +8,11 @@ Everything here is pure: arrays and frames in, frames out, no Streamlit. The Wal
 calls these functions through cached wrappers and hands the results to
 :mod:`core.figures.walkthrough`.
 
-Adapted selection protocol (§8.7)
----------------------------------
-The paper's protocol filters on extracted atoms μ̂ and on resolver and LLM outputs. Until the
-resolvers exist here, :func:`select_walkthrough` uses the direct readout μ* and only the
-filters that need the testbed:
+Selection protocol (§8.7)
+-------------------------
+The paper's protocol filters on extracted atoms μ̂ and on resolver and LLM outputs.
+:func:`select_walkthrough` reads the direct readout μ* and, without resolver outputs, uses only
+the filters that need the testbed:
 
 * hard (i): at least 4 of 5 sources give a non-null atom, and ``planner``,
   ``daily_self_report`` and ``objective_log`` are among them;
@@ -25,8 +25,21 @@ filters that need the testbed:
   order)``;
 * pool: the test split only.
 
-Filters (ii) DSNBF correct, (iii) a frontier LLM wrong and (v) DSNBF margin in
-[0.08, 0.35] wait for the resolvers (:data:`PENDING_FILTERS`).
+Given resolver outputs (a :class:`ResolverEvidence`, built from the store's cached test
+predictions by :func:`resolver_evidence`), it runs the full protocol:
+
+* hard (ii): DSNBF's arg max equals GT;
+* hard (iii): at least one frontier LLM (GPT or Gemini, Direct prompt) answers wrong, where
+  the store holds LLM answers (imported releases only); otherwise **Majority Vote is wrong**
+  stands in, and :attr:`ResolverEvidence.reference` says which was used;
+* hard (v): DSNBF's posterior margin p(top1) − p(top2) lies in [0.08, 0.35] (inclusive,
+  :data:`MARGIN_WINDOW`);
+* soft, in the paper's priority: planner shifted; self-report shifted; cross-family LLM
+  divergence (GPT and Gemini disagree; only when both answered); at least one other fusion
+  method (:data:`OTHER_FUSION`) also correct. "At least one source agrees with GT" is then
+  reported but not ranked.
+
+Without them, filters (ii), (iii) and (v) are listed as waiting (:data:`PENDING_FILTERS`).
 
 "Shifted in its bias direction" means, on an ordinal question with both the atom and GT
 substantive (not edge labels), ``sign(rank(atom) − rank(GT)) == BIAS[q, s] != 0``, ranks taken
@@ -41,6 +54,7 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
+from core.evaluation.run import FORCED_METHODS, METHOD_LABELS, SELECTIVE_METHODS
 from core.testbed.questions import BIAS, Q_INDEX, QIDS, QUESTIONS, SOURCE_LABELS, SOURCES
 from core.testbed.questions import question as get_question
 from core.testbed.schema import Testbed
@@ -48,13 +62,18 @@ from core.testbed.vocab import DATES, DAY_INDEX, IS_WEEKEND, N_DAYS, WEEKDAY_NAM
 
 __all__ = [
     "DIFFICULTY_NOTES",
+    "FRONTIER_LLMS",
     "GT_RULES",
+    "MARGIN_WINDOW",
     "METRIC_OF_QUESTION",
+    "OTHER_FUSION",
     "PENDING_FILTERS",
     "READOUT_RULES",
+    "REFERENCE_NAMES",
     "SOURCE_ROLES",
     "TOPIC_FIELDS",
     "DayViews",
+    "ResolverEvidence",
     "atom_grid_table",
     "atom_verdicts",
     "bias_rank_table",
@@ -64,6 +83,8 @@ __all__ = [
     "latent_days",
     "persona_day_table",
     "profile_vs_actual",
+    "resolver_evidence",
+    "resolver_table",
     "select_walkthrough",
 ]
 
@@ -76,6 +97,23 @@ PENDING_FILTERS = MappingProxyType({
     "ii": "DSNBF's arg max equals GT",
     "iii": "at least one frontier LLM (GPT-5.4 or Gemini 3.1 Pro, Direct) answers wrong",
     "v": "DSNBF posterior margin p(top1) − p(top2) lies in [0.08, 0.35]",
+})
+
+#: Filter (v): the window of DSNBF's posterior margin, both ends included.
+MARGIN_WINDOW = (0.08, 0.35)
+
+#: Fusion methods other than DSNBF (seed 000's T2 tier) for the soft preference "at least one
+#: other fusion method also correct".
+OTHER_FUSION = ("majority_vote", "bcf", "abf", "nbf")
+
+#: Frontier LLMs of filter (iii): model-name prefixes (case-insensitive), Direct prompt.
+FRONTIER_LLMS = ("gpt", "gemini")
+
+#: What stood in for filter (iii), by :attr:`ResolverEvidence.reference`.
+REFERENCE_NAMES = MappingProxyType({
+    "llm": "a frontier LLM (GPT or Gemini, Direct prompt) answers wrong",
+    "majority_vote": "Majority Vote answers wrong (stand-in: this store holds no frontier-LLM "
+                     "answers)",
 })
 
 #: Ground-truth rule of each question in words (spec §2.8).
@@ -288,6 +326,126 @@ def _shift_in_bias_direction(atom: np.ndarray, gt: np.ndarray, source: int) -> n
     return ok & (np.sign(r_atom.astype(int) - r_gt.astype(int)) == b)
 
 
+@dataclass(frozen=True)
+class ResolverEvidence:
+    """Resolver (and LLM) outputs the full §8.7 protocol filters on, aligned with personas.
+
+    Attributes
+    ----------
+    dsnbf_correct : ndarray of shape (P, 18), bool
+        DSNBF's arg max equals GT (filter ii).
+    dsnbf_margin : ndarray of shape (P, 18), float
+        DSNBF's posterior margin p(top1) − p(top2); NaN where unknown (filter v).
+    reference_wrong : ndarray of shape (P, 18), bool
+        The filter-(iii) reference answers wrong.
+    reference : {"llm", "majority_vote"}
+        Which reference filter (iii) used (:data:`REFERENCE_NAMES`).
+    other_correct : ndarray of shape (P, 18), bool
+        At least one method of :data:`OTHER_FUSION` is correct (soft preference).
+    llm_divergence : ndarray of shape (P, 18), bool, optional
+        GPT and Gemini (Direct) both answered and disagree; ``None`` without both families.
+    """
+
+    dsnbf_correct: np.ndarray
+    dsnbf_margin: np.ndarray
+    reference_wrong: np.ndarray
+    reference: str
+    other_correct: np.ndarray
+    llm_divergence: np.ndarray | None = None
+
+
+def _answer_codes(personas: pd.DataFrame, frame: pd.DataFrame, *,
+                  value: str | None = None) -> np.ndarray:
+    """Codes (P, 18) of the ``answer`` column of a long frame keyed by seed, persona_id and
+    question_id: ``-1`` no row, ``-2`` an answer outside the answer space. With ``value``,
+    that float column instead (NaN where there is no row)."""
+    p = len(personas)
+    out = (np.full((p, len(QIDS)), -1, dtype=np.int8) if value is None
+           else np.full((p, len(QIDS)), np.nan))
+    if frame.empty or p == 0:
+        return out
+    keys = pd.DataFrame({"seed": personas["seed"].to_numpy().astype(np.int64),
+                         "persona_id": personas["persona_id"].astype(str).to_numpy(),
+                         "_p": np.arange(p, dtype=np.int64)})
+    f = pd.DataFrame({"seed": frame["seed"].to_numpy().astype(np.int64),
+                      "persona_id": frame["persona_id"].astype(str).to_numpy(),
+                      "_q": frame["question_id"].astype(str).map(Q_INDEX).to_numpy(),
+                      "_label": frame["answer"].astype(object).to_numpy()})
+    if value is not None:
+        f["_value"] = pd.to_numeric(frame[value], errors="coerce").to_numpy(dtype=float)
+    f = f.dropna(subset=["_q"]).merge(keys, on=["seed", "persona_id"], how="inner")
+    if f.empty:
+        return out
+    rows, cols = f["_p"].to_numpy(), f["_q"].to_numpy().astype(np.int64)
+    if value is not None:
+        out[rows, cols] = f["_value"].to_numpy()
+        return out
+    lookup = pd.DataFrame(
+        [(j, lab, c) for j, q in enumerate(QUESTIONS) for c, lab in enumerate(q.labels)],
+        columns=["_q", "_label", "_code"])
+    f = f.assign(_q=cols, _label=f["_label"].astype(str)).merge(
+        lookup, on=["_q", "_label"], how="left")
+    out[f["_p"].to_numpy(), f["_q"].to_numpy()] = f["_code"].fillna(-2).to_numpy(np.int8)
+    return out
+
+
+def resolver_evidence(personas: pd.DataFrame, gt_codes: np.ndarray, predictions: pd.DataFrame,
+                      llm_answers: pd.DataFrame | None = None) -> ResolverEvidence | None:
+    """Build the §8.7 filter inputs from the store's cached predictions (and LLM answers).
+
+    Parameters
+    ----------
+    personas : DataFrame
+        ``seed`` and ``persona_id`` of P personas, in array order.
+    gt_codes : ndarray of shape (P, 18)
+        Their ground-truth codes.
+    predictions : DataFrame
+        Long cached predictions (``method, seed, persona_id, question_id, answer, margin``)
+        holding at least ``dsnbf`` and ``majority_vote`` (and ideally :data:`OTHER_FUSION`).
+    llm_answers : DataFrame, optional
+        Frozen LLM answers of the Direct prompt (``model, seed, persona_id, question_id,
+        answer``). Models whose name starts with a :data:`FRONTIER_LLMS` prefix count.
+
+    Returns
+    -------
+    ResolverEvidence or None
+        ``None`` when the predictions lack DSNBF (a store without cached predictions).
+    """
+    gt = np.asarray(gt_codes)
+    if gt.shape != (len(personas), len(QIDS)):
+        raise ValueError(f"gt_codes must have shape {(len(personas), len(QIDS))}")
+    if predictions.empty or "dsnbf" not in set(predictions["method"]):
+        return None
+
+    def of(method: str) -> pd.DataFrame:
+        return predictions[predictions["method"] == method]
+
+    dsnbf = _answer_codes(personas, of("dsnbf"))
+    margin_ = _answer_codes(personas, of("dsnbf"), value="margin")
+    others = [_answer_codes(personas, of(m)) for m in OTHER_FUSION
+              if m in set(predictions["method"])]
+    other_correct = (np.zeros(gt.shape, bool) if not others
+                     else np.any([(o == gt) & (o >= 0) for o in others], axis=0))
+    reference, reference_wrong, divergence = "majority_vote", None, None
+    llm = llm_answers if llm_answers is not None else pd.DataFrame()
+    if len(llm):
+        model = llm["model"].astype(str).str.lower()
+        families = {fam: llm[model.str.startswith(fam)] for fam in FRONTIER_LLMS}
+        codes = {fam: _answer_codes(personas, f) for fam, f in families.items() if len(f)}
+        if codes:
+            reference = "llm"
+            reference_wrong = np.any([(c != -1) & (c != gt) for c in codes.values()], axis=0)
+            if len(codes) == len(FRONTIER_LLMS):
+                a, b = (codes[f] for f in FRONTIER_LLMS)
+                divergence = (a != -1) & (b != -1) & (a != b)
+    if reference_wrong is None:
+        mv = _answer_codes(personas, of("majority_vote"))
+        reference_wrong = (mv != -1) & (mv != gt)
+    return ResolverEvidence(dsnbf_correct=(dsnbf >= 0) & (dsnbf == gt), dsnbf_margin=margin_,
+                            reference_wrong=reference_wrong, reference=reference,
+                            other_correct=other_correct, llm_divergence=divergence)
+
+
 def select_walkthrough(
     gt_codes: np.ndarray,
     atoms: np.ndarray,
@@ -295,6 +453,7 @@ def select_walkthrough(
     *,
     qid: str | None = None,
     keep_all: bool = False,
+    evidence: ResolverEvidence | None = None,
 ) -> pd.DataFrame:
     """Rank (persona, question) pairs of the test split for the walked-through example.
 
@@ -315,6 +474,9 @@ def select_walkthrough(
     keep_all : bool, default=False
         Also return the test pairs that fail a hard filter (after the ranked ones, with
         ``rank = -1``), e.g. to show how many each filter removes.
+    evidence : ResolverEvidence, optional
+        Resolver outputs aligned with ``personas``: adds hard filters (ii), (iii), (v) and the
+        soft preferences of the full protocol (module docstring).
 
     Returns
     -------
@@ -324,7 +486,9 @@ def select_walkthrough(
         ``gt`` (the GT code), ``n_sources``, ``f_coverage`` (i), ``f_spread`` (iv),
         ``f_disagree``, ``qualifies``, ``planner_shift``, ``self_shift``, ``n_agree``,
         ``pref_agree``, ``n_prefs`` and ``row`` (the persona's position in the input).
-        Empty (with these columns) when nothing qualifies.
+        With ``evidence`` also ``f_dsnbf`` (ii), ``f_reference`` (iii), ``f_margin`` (v),
+        ``dsnbf_margin``, ``pref_fusion`` and ``pref_llm`` (cross-family divergence, False
+        when unknown). Empty (with these columns) when nothing qualifies.
 
     Raises
     ------
@@ -363,6 +527,24 @@ def select_walkthrough(
     n_agree = (present & (at == gt[..., None])).sum(-1)
     pref_agree = n_agree >= 1
     n_prefs = planner_shift.astype(int) + self_shift.astype(int) + pref_agree.astype(int)
+    extra: dict[str, np.ndarray] = {}
+    if evidence is not None:
+        for name in ("dsnbf_correct", "dsnbf_margin", "reference_wrong", "other_correct"):
+            if np.shape(getattr(evidence, name)) != gt.shape:
+                raise ValueError(f"evidence.{name} must have shape {gt.shape}")
+        m = np.asarray(evidence.dsnbf_margin, float)
+        lo_m, hi_m = MARGIN_WINDOW
+        extra["f_dsnbf"] = np.asarray(evidence.dsnbf_correct, bool)
+        extra["f_reference"] = np.asarray(evidence.reference_wrong, bool)
+        with np.errstate(invalid="ignore"):
+            extra["f_margin"] = np.isfinite(m) & (m >= lo_m) & (m <= hi_m)
+        extra["dsnbf_margin"] = m
+        extra["pref_llm"] = (np.zeros(gt.shape, bool) if evidence.llm_divergence is None
+                             else np.asarray(evidence.llm_divergence, bool))
+        extra["pref_fusion"] = np.asarray(evidence.other_correct, bool)
+        qualifies = qualifies & extra["f_dsnbf"] & extra["f_reference"] & extra["f_margin"]
+        n_prefs = (planner_shift.astype(int) + self_shift.astype(int)
+                   + extra["pref_llm"].astype(int) + extra["pref_fusion"].astype(int))
 
     test = personas["split"].astype(str).to_numpy() == "test"
     rows, cols = np.nonzero(test[:, None] & np.isin(np.arange(len(QIDS)), qsel)[None, :])
@@ -387,13 +569,15 @@ def select_walkthrough(
         "n_prefs": n_prefs[rows, cols].astype(np.int64),
         "row": rows.astype(np.int64),
     })
+    for name, arr in extra.items():
+        out[name] = arr[rows, cols]
     if not keep_all:
         out = out[out["qualifies"]]
+    prefs = (["planner_shift", "self_shift", "pref_llm", "pref_fusion"] if extra
+             else ["planner_shift", "self_shift", "pref_agree"])
+    keys = ["qualifies", "n_prefs", *prefs, "persona_id", "seed", "q_order"]
     out = out.sort_values(
-        ["qualifies", "n_prefs", "planner_shift", "self_shift", "pref_agree",
-         "persona_id", "seed", "q_order"],
-        ascending=[False, False, False, False, False, True, True, True],
-        kind="stable",
+        keys, ascending=[False] * (2 + len(prefs)) + [True, True, True], kind="stable",
     ).reset_index(drop=True)
     rank = np.where(out["qualifies"].to_numpy(), np.arange(1, len(out) + 1), -1)
     out.insert(0, "rank", rank.astype(np.int64))
@@ -791,6 +975,53 @@ def label_arrays(
     at[a["_p"].to_numpy(), a["_q"].to_numpy(),
        a["source"].astype(str).map(s_index).to_numpy(dtype=np.int64)] = a["_code"].to_numpy()
     return gt, at
+
+
+# ---------------------------------------------------------------- stages 8–9: resolvers
+def resolver_table(predictions: pd.DataFrame, *, qid: str, gt_label: str,
+                   labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """Every resolver's answer to one question of one persona, beside GT (stages 8–9).
+
+    Parameters
+    ----------
+    predictions : DataFrame
+        One persona's cached predictions (``method, question_id, answer, confidence,
+        skipped, margin``; :func:`core.evaluation.cached.persona_predictions`).
+    qid : str
+        The question.
+    gt_label : str
+        Its ground-truth label.
+    labels : dict, optional
+        Display names of the methods (default ``METHOD_LABELS``).
+
+    Returns
+    -------
+    DataFrame
+        One row per method in leaderboard order: ``method``, ``label``, ``selective``
+        (a ``_skip`` variant), ``answer``, ``correct``, ``confidence``, ``skipped``,
+        ``margin`` (NaN without a posterior) and ``outcome`` (``correct`` / ``wrong`` /
+        ``abstains (would be right|wrong)``).
+    """
+    get_question(qid)
+    names = dict(METHOD_LABELS if labels is None else labels)
+    rows = predictions[predictions["question_id"].astype(str) == qid]
+    order = {m: i for i, m in enumerate(FORCED_METHODS + SELECTIVE_METHODS)}
+    rows = rows.assign(_o=rows["method"].map(order).fillna(len(order))).sort_values("_o")
+    out = pd.DataFrame({
+        "method": rows["method"].astype(str).to_numpy(),
+        "label": [names.get(m, m) for m in rows["method"].astype(str)],
+        "selective": rows["method"].astype(str).str.endswith("_skip").to_numpy(),
+        "answer": rows["answer"].astype(str).to_numpy(),
+        "correct": (rows["answer"].astype(str) == gt_label).to_numpy(),
+        "confidence": pd.to_numeric(rows["confidence"], errors="coerce").to_numpy(float),
+        "skipped": rows["skipped"].astype(bool).to_numpy(),
+        "margin": pd.to_numeric(rows["margin"], errors="coerce").to_numpy(float),
+    })
+    out["outcome"] = np.where(
+        out["skipped"], np.where(out["correct"], "abstains (would be right)",
+                                 "abstains (would be wrong)"),
+        np.where(out["correct"], "correct", "wrong"))
+    return out
 
 
 # ---------------------------------------------------------------- stated vs revealed

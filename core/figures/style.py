@@ -10,6 +10,10 @@ from types import MappingProxyType
 
 __all__ = [
     "LATENT_COLOR",
+    "METHOD_COLORS",
+    "METHOD_SHORT",
+    "NOMINAL_COLOR",
+    "PAPER_COLOR",
     "REFERENCE_COLOR",
     "SOURCE_COLORS",
     "STATUS_COLORS",
@@ -19,6 +23,8 @@ __all__ = [
     "UNAVAILABLE_MARK",
     "WEEKEND_FILL",
     "base_layout",
+    "method_color",
+    "titled_layout",
 ]
 
 #: The latent truth (L2): a neutral mid-tone slate that reads on light and dark themes alike.
@@ -35,6 +41,35 @@ SOURCE_COLORS = MappingProxyType({
     "objective_log": "#2B7BBA",      # blue: payments, timesheet, calendar
     "device_log": "#12A38F",         # teal: wearable and phone
 })
+
+#: One colour per resolver (Okabe–Ito based); a selective ``_skip`` variant shares its base
+#: method's colour. Learned-confusion methods are blues, vote-like fusion warm, baselines grey.
+METHOD_COLORS = MappingProxyType({
+    "random": "#B3BAC5",
+    "majority_class": "#8A93A3",
+    "ssb": "#8C6D31",
+    "ssb_global": "#C2A060",
+    "majority_vote": "#D55E00",
+    "bcf": "#CC79A7",
+    "abf": "#E69F00",
+    "nbf": "#56B4E9",
+    "dsnbf": "#0072B2",
+    "dawid_skene": "#009E73",
+    "source_reachability": "#334155",
+})
+
+#: Compact method names (small multiples, widget options and so URL values).
+METHOD_SHORT = MappingProxyType({
+    "random": "Random", "majority_class": "MajClass", "ssb": "SSB", "ssb_global": "SSB-G",
+    "majority_vote": "MV", "bcf": "BCF", "abf": "ABF", "nbf": "NBF", "dsnbf": "DSNBF",
+    "dawid_skene": "DS", "source_reachability": "Reach",
+    "ssb_skip": "SSB+SKIP", "abf_skip": "ABF+SKIP", "nbf_skip": "NBF+SKIP",
+    "dsnbf_skip": "DSNBF+SKIP", "source_reachability_skip": "Reach+SKIP",
+})
+
+#: Reference markers: the paper's numbers and the nominal setting of the bias lab.
+PAPER_COLOR = "#B91C1C"
+NOMINAL_COLOR = "#7B8594"
 
 #: Cell colours of the atom grid (pale, so dark cell text stays readable in both themes).
 STATUS_COLORS = MappingProxyType({
@@ -72,4 +107,24 @@ def base_layout(*, height: int, title: str | None = None) -> dict:
     }
     if title:
         layout["title"] = {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}}
+    return layout
+
+
+def method_color(method: str) -> str:
+    """The colour of ``method`` (a ``_skip`` variant takes its base method's colour)."""
+    return METHOD_COLORS.get(method.removesuffix("_skip"), LATENT_COLOR)
+
+
+def titled_layout(*, height: int, title: str | None = None, legend_rows: int = 1) -> dict:
+    """:func:`base_layout` with room for a title *and* a legend above the plot.
+
+    The title sits at the top of the figure and the horizontal legend just above the plot
+    area, with ``legend_rows`` rows of room, so the two never overlap.
+    """
+    layout = base_layout(height=height, title=title)
+    top = 24 + 22 * max(0, int(legend_rows)) + (32 if title else 0)
+    layout["margin"] = {**layout["margin"], "t": top}
+    if title:
+        layout["title"] = {**layout["title"], "y": 1.0, "yref": "container", "yanchor": "top",
+                           "pad": {"t": 8}}
     return layout

@@ -1,4 +1,4 @@
-"""URL query parameters of the Walkthrough: read, validate, fall back, write back.
+"""URL query parameters: the Walkthrough's explicit handling, and checks of bound widgets.
 
 The Walkthrough keeps ``seed``, ``persona`` and ``q`` in the URL, so a link reopens the same
 view (``/Walkthrough?seed=20260321&persona=bench_shift_121_avery_ellis&q=A3``).
@@ -15,11 +15,16 @@ the widgets' session state, and writes the current choice back after the widgets
 
 Accepted values: ``seed`` is a seed of the store (``20260321``) or its 1-based position
 (``1``); ``persona`` a persona id of that seed; ``q`` a question id, case-insensitive (``a3``).
+
+Widgets bound with ``bind="query-params"`` (the other pages) drop an invalid URL value
+silently. :class:`BoundParam` describes what one accepts (select widgets put their *formatted*
+option in the URL), :func:`check_bound_params` lists the rejected values (pure), and
+:func:`warn_bad_bound_params` shows one ``st.warning`` per rejected parameter when a page opens.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -31,13 +36,19 @@ from core.testbed.questions import QIDS
 __all__ = [
     "DEFAULT_QID",
     "URL_KEYS",
+    "BoundParam",
     "Choice",
+    "check_bound_params",
+    "choice_param",
     "default_choice",
     "init_from_url",
+    "number_param",
     "parse_qid",
     "parse_seed",
+    "parse_threshold",
     "resolve_url_choice",
     "sync_url",
+    "warn_bad_bound_params",
 ]
 
 DEFAULT_QID = "A3"  # the paper's walked-through question (§8.6)
@@ -77,6 +88,21 @@ def parse_qid(raw: str | None) -> str | None:
         return None
     lookup = {q.lower(): q for q in QIDS}
     return lookup.get(str(raw).strip().lower())
+
+
+def parse_threshold(raw: str | None, grid: Sequence[float]) -> float | None:
+    """A threshold from a URL snapped to the nearest value of ``grid``; ``None`` if it is
+    not a number or lies outside the grid's range."""
+    if raw is None:
+        return None
+    try:
+        v = float(str(raw).strip())
+    except ValueError:
+        return None
+    values = [float(g) for g in grid]
+    if not values or not (min(values) - 1e-9 <= v <= max(values) + 1e-9):
+        return None
+    return min(values, key=lambda g: abs(g - v))
 
 
 def _qualifying(pool: pd.DataFrame) -> pd.DataFrame:
@@ -196,3 +222,79 @@ def sync_url(*, seed: int, persona: str, qid: str) -> None:
     for name, value in want.items():
         if st.query_params.get(name) != value:
             st.query_params[name] = value
+
+
+# ---------------------------------------------------------------- bound widgets
+@dataclass(frozen=True)
+class BoundParam:
+    """A URL parameter bound to a widget (its ``key``) and the raw values it accepts.
+
+    Attributes
+    ----------
+    key : the widget key, which is also the parameter name.
+    label : how the page names the setting in a warning.
+    accepts : raw string → whether the widget takes it.
+    expected : a short description of valid values, for the warning.
+    multi : the parameter may repeat (a multiselect).
+    """
+
+    key: str
+    label: str
+    accepts: Callable[[str], bool]
+    expected: str
+    multi: bool = False
+
+
+def number_param(key: str, label: str, lo: float, hi: float) -> BoundParam:
+    """A slider's parameter: a number in [lo, hi]."""
+    def accepts(raw: str) -> bool:
+        try:
+            v = float(raw)
+        except ValueError:
+            return False
+        return lo <= v <= hi
+
+    return BoundParam(key, label, accepts, f"a number from {lo:g} to {hi:g}")
+
+
+def choice_param(key: str, label: str, choices: Sequence[str], *,
+                 multi: bool = False) -> BoundParam:
+    """A select widget's parameter: one of its formatted options (repeatable if ``multi``)."""
+    allowed = frozenset(str(c) for c in choices)
+    shown = ", ".join(list(map(str, choices))[:6]) + (" …" if len(choices) > 6 else "")
+    return BoundParam(key, label, allowed.__contains__, f"one of {shown}", multi)
+
+
+def check_bound_params(raw: Mapping[str, Sequence[str]],
+                       params: Sequence[BoundParam]) -> list[str]:
+    """One message per parameter of ``raw`` whose value a bound widget would drop.
+
+    Parameters
+    ----------
+    raw : mapping
+        Parameter name → its values in the URL (repeated parameters give several).
+    params : the page's bound parameters.
+    """
+    messages = []
+    for p in params:
+        values = [str(v) for v in raw.get(p.key, ())]
+        if not values:
+            continue
+        bad = [v for v in values if not p.accepts(v)]
+        if len(values) > 1 and not p.multi:
+            bad = values[1:] if not bad else bad
+        if bad:
+            shown = ", ".join(f"“{v}”" for v in bad)
+            messages.append(f"The link's {p.label} {shown} is not valid ({p.expected}); "
+                            "it was ignored.")
+    return messages
+
+
+def warn_bad_bound_params(params: Sequence[BoundParam]) -> None:
+    """When the page opens (its first bound widget has no state yet), warn about rejected
+    URL values; later reruns stay quiet (Streamlit has removed them from the URL)."""
+    if not params or params[0].key in st.session_state:
+        return
+    raw = {p.key: st.query_params.get_all(p.key) for p in params}
+    for line in check_bound_params(raw, params):
+        st.warning(line, icon=":material/link_off:")

@@ -26,7 +26,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.evaluation.walkthrough import label_arrays, select_walkthrough
+from core.evaluation.cached import load_llm_answers, load_test_predictions
+from core.evaluation.walkthrough import (
+    OTHER_FUSION,
+    label_arrays,
+    resolver_evidence,
+    select_walkthrough,
+)
 from core.store import (
     DEFAULT_DB,
     StoreError,
@@ -151,7 +157,12 @@ def load_personas(path: str, stamp: int) -> pd.DataFrame:
 
 @st.cache_data(show_spinner="Ranking candidate instances…", max_entries=8)
 def load_selection_pool(path: str, stamp: int) -> pd.DataFrame:
-    """:func:`select_walkthrough` over the test split of every seed, rejected pairs kept."""
+    """:func:`select_walkthrough` over the test split of every seed, rejected pairs kept.
+
+    With cached predictions in the store this is the full §8.7 protocol (filters ii, iii, v;
+    column ``reference`` says whether a frontier LLM or the Majority-Vote stand-in was used
+    for filter iii); without them, the testbed-only filters.
+    """
     con = get_connection(path, stamp)
     personas = query_df(con, "SELECT seed, persona_id, difficulty, split FROM personas "
                              "WHERE split = 'test' ORDER BY seed, row")
@@ -162,7 +173,13 @@ def load_selection_pool(path: str, stamp: int) -> pd.DataFrame:
                           "FROM atoms a JOIN personas p USING (seed, persona_id) "
                           "WHERE p.split = 'test' AND a.kind = 'readout'")
     gt_codes, atom_codes = label_arrays(personas, gt, atoms)
-    return select_walkthrough(gt_codes, atom_codes, personas, keep_all=True)
+    evidence = resolver_evidence(personas, gt_codes,
+                                 load_test_predictions(con, ("dsnbf", *OTHER_FUSION)),
+                                 load_llm_answers(con, variant="direct"))
+    pool = select_walkthrough(gt_codes, atom_codes, personas, keep_all=True, evidence=evidence)
+    if evidence is not None:
+        pool["reference"] = evidence.reference
+    return pool
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,21 @@
-"""Small presentation helpers shared by the pages (colours, chips, CSV bytes)."""
+"""Small presentation helpers shared by the pages (colours, chips, downloads)."""
 
 from __future__ import annotations
 
 import html
+import io
+import re
+from collections.abc import Mapping
 
 import pandas as pd
+import streamlit as st
+from pandas.io.formats.style import Styler
 
 from core.figures.style import LATENT_COLOR, SOURCE_COLORS
 from core.testbed.questions import SOURCE_LABELS
 
-__all__ = ["csv_bytes", "plotly_config", "source_chip"]
+__all__ = ["csv_bytes", "download_table", "parquet_bytes", "plotly_config", "source_chip",
+           "table_height", "table_style"]
 
 
 def plotly_config(name: str = "arbiter") -> dict:
@@ -28,3 +34,50 @@ def source_chip(source: str, *, text: str | None = None) -> str:
 def csv_bytes(frame: pd.DataFrame) -> bytes:
     """UTF-8 CSV of ``frame`` without the index."""
     return frame.to_csv(index=False).encode("utf-8")
+
+
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    """Parquet (pyarrow) of ``frame`` without the index; column names made strings."""
+    buf = io.BytesIO()
+    frame.rename(columns=str).to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+def download_table(frame: pd.DataFrame, *, stem: str, key: str, what: str = "table") -> None:
+    """Two download buttons (CSV, Parquet) for ``frame``, side by side.
+
+    The bytes are built only when a button is clicked (zero-argument callables), and a
+    download does not rerun the page (``on_click="ignore"``). ``stem`` names the files.
+    """
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("_") or "table"
+    with st.container(horizontal=True, gap="small"):
+        st.download_button(f"{what} (CSV)", lambda: csv_bytes(frame), file_name=f"{safe}.csv",
+                           mime="text/csv", on_click="ignore", key=f"{key}_csv",
+                           icon=":material/download:")
+        st.download_button(f"{what} (Parquet)", lambda: parquet_bytes(frame),
+                           file_name=f"{safe}.parquet", mime="application/vnd.apache.parquet",
+                           on_click="ignore", key=f"{key}_parquet",
+                           icon=":material/download:")
+
+
+def table_style(frame: pd.DataFrame, *, formats: Mapping[str, str] | None = None,
+                default: str = "{:.1f}") -> Styler:
+    """Display formats for ``st.dataframe``: floats with ``default`` (or ``formats[col]``).
+
+    Streamlit draws a missing number as a grey "None"; float columns with missing values are
+    therefore shown as formatted text with an em dash for the gaps. Only the display copy
+    changes; downloads use the frame itself.
+    """
+    fmts = {c: default for c in frame.columns if pd.api.types.is_float_dtype(frame[c])}
+    fmts.update(formats or {})
+    shown = frame.copy()
+    for col, fmt in list(fmts.items()):
+        if col in shown and pd.api.types.is_float_dtype(shown[col]) and shown[col].isna().any():
+            shown[col] = [("—" if pd.isna(v) else fmt.format(v)) for v in shown[col]]
+            del fmts[col]
+    return shown.style.format({c: f for c, f in fmts.items() if c in shown}, na_rep="—")
+
+
+def table_height(n_rows: int) -> int:
+    """Pixel height that shows ``n_rows`` rows of ``st.dataframe`` without scrolling."""
+    return 38 + 35 * int(n_rows) + 2
