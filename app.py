@@ -46,7 +46,9 @@ with s3, st.container(border=True, height="stretch"):
     st.markdown("**Seed 003 · The label-source effect**")
     st.caption("Does a cheap label source reverse the ranking of two confidence rules, and "
                "how many human labels settle it?")
-    st.badge("coming", color="gray", icon=":material/schedule:")
+    st.badge("available", color="green", icon=":material/check:")
+    st.page_link("pages/6_Ranking_reversal.py", label="See a ranking reverse",
+                 icon=":material/arrow_forward:")
 
 st.subheader("Pages")
 with st.container(border=True):
@@ -69,6 +71,25 @@ with st.container(border=True):
     st.markdown("Move a resolver's abstention threshold and watch coverage, selective "
                 "accuracy, F0.5 and the risk–coverage curve, with the calibrated "
                 "threshold marked.")
+with st.container(border=True):
+    st.page_link("pages/5_Reliability.py", label="**Reliability**",
+                 icon=":material/show_chart:")
+    st.markdown("Binned, CORP and smooth reliability diagrams with consistency bands and the "
+                "MCB − DSC + UNC decomposition — for seed-000 resolvers, a belief-store "
+                "scenario, the real NQ-open case or your own CSV — under truth (Y) or a "
+                "finite reference (Z).")
+with st.container(border=True):
+    st.page_link("pages/6_Ranking_reversal.py", label="**Ranking reversal**",
+                 icon=":material/swap_vert:")
+    st.markdown("Slide the prevalence across the crossover (a + b)/2 and watch a strictly "
+                "proper score change its mind; the exact T_omit / T_fp decomposition, the "
+                "four scoring protocols, the memory-testbed bridge and the NQ-open systems "
+                "ranked by exact match versus humans.")
+with st.container(border=True):
+    st.page_link("pages/7_Pilot_budget.py", label="**Pilot budget**", icon=":material/savings:")
+    st.markdown("How many human labels settle the question: simulated pilots (human-only "
+                "versus TriSource-Restore), one pilot walked through select → repair → "
+                "escalate → gate, and the same budgets on real held-back human labels.")
 
 st.subheader("The store")
 with st.container(border=True):

@@ -467,3 +467,17 @@ def test_isotonic_fit_interpolates_and_clips():
     np.testing.assert_array_equal(isotonic_fit(p, y).predict(p), corp_curve(p, y).recalibrated)
     const = isotonic_fit([0.4, 0.4], [1, 0])
     assert const.predict([0.0, 1.0]).tolist() == [0.5, 0.5]
+
+
+def test_smooth_consistency_band_is_seeded_and_brackets_calibration():
+    from core.calibration.smooth import smooth_consistency_band
+
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.05, 0.95, 400)
+    a = smooth_consistency_band(p, sigma=0.08, n_boot=40, seed=3)
+    b = smooth_consistency_band(p, sigma=0.08, n_boot=40, seed=3)
+    np.testing.assert_array_equal(a.low, b.low)
+    assert (a.low <= a.high).all()
+    inside = (a.grid >= 0.2) & (a.grid <= 0.8)  # away from the reflected edges
+    on_diag = (a.low[inside] <= a.grid[inside] + 0.05) & (a.grid[inside] - 0.05 <= a.high[inside])
+    assert on_diag.mean() > 0.9

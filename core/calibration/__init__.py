@@ -67,7 +67,13 @@ from .reliability import (
 from .restore import fit_transfer_beta, monotone_repair, paired_differences, trisource_restore
 from .scenario import DEFAULT_SCENARIO, ScenarioConfig, generate_scenario
 from .scores import CalibrationInTheLarge, auroc, brier_score, calibration_in_the_large, log_score
-from .smooth import SmoothReliability, smooth_ece, smooth_reliability
+from .smooth import (
+    SmoothBand,
+    SmoothReliability,
+    smooth_consistency_band,
+    smooth_ece,
+    smooth_reliability,
+)
 
 __all__ = [
     "CalibrationInTheLarge",
@@ -83,6 +89,7 @@ __all__ = [
     "PlattMap",
     "ReliabilityCurve",
     "ScenarioConfig",
+    "SmoothBand",
     "SmoothReliability",
     "StratifiedPPIResult",
     "auroc",
@@ -120,6 +127,7 @@ __all__ = [
     "rms_calibration_error",
     "scoring_protocols",
     "simulate_pilots",
+    "smooth_consistency_band",
     "smooth_ece",
     "smooth_reliability",
     "stratified_ppi_mean_ci",

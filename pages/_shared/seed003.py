@@ -1,0 +1,536 @@
+"""Streamlit glue of the seed-003 pages (Reliability, Ranking reversal, Pilot budget).
+
+Import it directly: ``from pages._shared.seed003 import ...``. Everything expensive is an
+``st.cache_data`` function keyed on small values only — the scenario's four knobs as scalars,
+the store path and its modification stamp, a method or source name, a budget, a number of
+repetitions — and every cache is bounded (``max_entries``). Frames derived inside a cached
+function from those values never enter a cache key; where a computed table is needed as input
+(the reliability analysis), it is passed as an ``_``-prefixed (unhashed) argument next to a
+small key that determines it.
+
+Data the pages diagnose:
+
+* the **synthetic scenario** (:func:`load_scenario`; default = seed 003's Table 2);
+* the **real NQ-open case** from the store's ``nq301_items`` / ``nq301_answers`` tables
+  (:func:`load_nq301`, :func:`load_nq_rules` adds the agreement-location and constant rules);
+* the **seed-000 resolvers** (:func:`load_seed000_runs`, :func:`load_bridge`);
+* an **uploaded CSV** (:func:`read_upload`: a bad file gives one ``st.error`` line and the
+  previous file stays in use).
+
+Downloads: :func:`download_row` (CSV, Parquet and the figure as standalone HTML; the figure's
+PNG is the camera button of its toolbar, named by :func:`pages._shared.ui.plotly_config`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from core.calibration.bridge import bridge_analysis, bridge_items
+from core.calibration.corp import (
+    CorpBand,
+    CorpCurve,
+    corp_consistency_band,
+    corp_curve,
+    corp_decomposition,
+)
+from core.calibration.nq301 import (
+    location_rules,
+    real_pilot_budgets,
+    rule_pairs,
+)
+from core.calibration.pilot import (
+    Algorithm1Walk,
+    PilotSimulation,
+    budget_curve,
+    simulate_pilots,
+    walk_algorithm1,
+)
+from core.calibration.reliability import (
+    ConsistencyBands,
+    ReliabilityCurve,
+    binned_ece,
+    consistency_bands,
+    mce,
+    murphy_decomposition,
+    reliability_curve,
+)
+from core.calibration.report import read_score_csv
+from core.calibration.scenario import DEFAULT_SCENARIO, ScenarioConfig, generate_scenario
+from core.calibration.scores import auroc, brier_score, calibration_in_the_large, log_score
+from core.calibration.smooth import (
+    SmoothBand,
+    SmoothReliability,
+    smooth_consistency_band,
+    smooth_ece,
+    smooth_reliability,
+)
+from core.evaluation.cached import load_runs
+from core.evaluation.run import SeedRun
+from core.store import StoreError, query_df
+
+from .params import BoundParam, number_param
+from .store import get_connection
+from .ui import csv_bytes, parquet_bytes, plotly_config
+
+__all__ = [
+    "BRIDGE_METHODS",
+    "NQ_CONSTANT_RULES",
+    "NQ_LOCATION_RULES",
+    "SCENARIO_KNOBS",
+    "Knob",
+    "ReliabilityView",
+    "SmoothBand",
+    "download_row",
+    "load_bridge",
+    "load_nq301",
+    "load_nq_rules",
+    "load_scenario",
+    "load_seed000_runs",
+    "read_upload",
+    "reliability_view",
+    "rule_frame",
+    "run_budget_curve",
+    "run_pilots",
+    "run_real_pilot",
+    "run_rule_pairs",
+    "run_walk",
+    "scenario_config",
+    "scenario_controls",
+    "scenario_params",
+    "score_row",
+    "score_table",
+    "show_figure",
+    "smooth_consistency_band",
+]
+
+
+# ---------------------------------------------------------------- the scenario's knobs
+@dataclass(frozen=True)
+class Knob:
+    """One slider of the synthetic scenario (a :class:`ScenarioConfig` field)."""
+
+    suffix: str
+    field: str
+    label: str
+    lo: float
+    hi: float
+    step: float
+    help: str
+
+    @property
+    def default(self) -> float:
+        """The value of :data:`core.calibration.scenario.DEFAULT_SCENARIO` (Table 2)."""
+        return float(getattr(DEFAULT_SCENARIO, self.field))
+
+
+#: The sliders of the synthetic scenario, in page order (the widget key is
+#: ``<page prefix>_<suffix>``, also the URL parameter).
+SCENARIO_KNOBS: tuple[Knob, ...] = (
+    Knob("omit", "omission_rate", "Omission rate P(Z = 0 | Y = 1)", 0.0, 0.95, 0.005,
+         "Share of true beliefs the finite reference + matcher leaves unmatched (recorded "
+         "false). Seed 003's default scenario: .655."),
+    Knob("fmr", "false_match_rate", "False-match rate P(Z = 1 | Y = 0)", 0.0, 0.5, 0.01,
+         "Share of false beliefs the matcher pairs with a true reference proposition."),
+    Knob("disc", "discrimination", "Discrimination of native confidence", 0.0, 3.0, 0.01,
+         "Logit shift of native confidence between true and false beliefs (0 = none). "
+         "The default (.23) gives AUROC ≈ .60, the seed's weak-discrimination regime."),
+    Knob("judge", "judge_quality", "Judge quality", 0.0, 1.0, 0.05,
+         "How informative the two frozen automatic judges Q are (0 = noise). They only "
+         "change TriSource-Restore's efficiency, never its target."),
+)
+
+
+def scenario_params(prefix: str, *, knobs: Sequence[str] | None = None) -> list[BoundParam]:
+    """The URL parameters of the scenario sliders of one page (for the bad-value warning)."""
+    use = [k for k in SCENARIO_KNOBS if knobs is None or k.suffix in knobs]
+    return [number_param(f"{prefix}_{k.suffix}", k.label.split(" P(")[0].lower(), k.lo, k.hi)
+            for k in use]
+
+
+def scenario_controls(prefix: str, *, knobs: Sequence[str] | None = None,
+                      columns: int | None = None) -> dict[str, float]:
+    """Draw the scenario sliders (bound to the URL) and return ``field → value`` of all four.
+
+    Parameters
+    ----------
+    prefix : str
+        The page's key prefix (``rel``, ``rr``, ``pb``).
+    knobs : sequence of str, optional
+        Suffixes to draw (default all); the others keep their default value.
+    columns : int, optional
+        Lay the sliders out in this many columns (default: one per slider).
+    """
+    use = [k for k in SCENARIO_KNOBS if knobs is None or k.suffix in knobs]
+    values = {k.field: k.default for k in SCENARIO_KNOBS}
+    cols = st.columns(columns or max(len(use), 1))
+    for i, k in enumerate(use):
+        with cols[i % len(cols)]:
+            fmt = "%.3f" if k.step < 0.01 else "%.2f"
+            values[k.field] = float(st.slider(k.label, k.lo, k.hi, k.default, k.step,
+                                              key=f"{prefix}_{k.suffix}", bind="query-params",
+                                              format=fmt, help=k.help))
+    return values
+
+
+def scenario_config(*, omission_rate: float, false_match_rate: float, discrimination: float,
+                    judge_quality: float) -> ScenarioConfig:
+    """:data:`DEFAULT_SCENARIO` with the four knobs replaced."""
+    return replace(DEFAULT_SCENARIO, omission_rate=float(omission_rate),
+                   false_match_rate=float(false_match_rate),
+                   discrimination=float(discrimination), judge_quality=float(judge_quality))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def load_scenario(omission_rate: float, false_match_rate: float, discrimination: float,
+                  judge_quality: float) -> pd.DataFrame:
+    """:func:`core.calibration.scenario.generate_scenario` of the knobs (one row per belief)."""
+    return generate_scenario(scenario_config(
+        omission_rate=omission_rate, false_match_rate=false_match_rate,
+        discrimination=discrimination, judge_quality=judge_quality))
+
+
+# ---------------------------------------------------------------- the store's data
+#: The forced resolvers whose posterior confidence the Reliability page and the bridge offer.
+BRIDGE_METHODS = ("dsnbf", "nbf", "abf", "bcf", "majority_vote", "dawid_skene")
+#: NQ-open confidence rules besides raw agreement: location shifts of agreement, constants.
+NQ_LOCATION_RULES = tuple(f"agree@{m:.2f}" for m in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8))
+NQ_CONSTANT_RULES = tuple(f"const@{m:.2f}" for m in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8))
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def load_nq301(path: str, stamp: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The NQ-open tables of the store: ``(items, answers)``.
+
+    ``items`` is ``nq301_items`` (one row per question × system: Z, Y, judges, agreement);
+    ``answers`` is ``nq301_answers`` (the 1,490 human-labelled answers). ``StoreError`` if the
+    store was built without them.
+    """
+    con = get_connection(path, stamp)
+    tables = set(query_df(con, "SELECT table_name FROM information_schema.tables")
+                 ["table_name"])
+    if not {"nq301_items", "nq301_answers"} <= tables:
+        raise StoreError("the store has no NQ-open tables (rebuild it: python -m core build)")
+    items = query_df(con, "SELECT * FROM nq301_items ORDER BY qid, system")
+    answers = query_df(con, "SELECT * FROM nq301_answers ORDER BY item")
+    return items, answers
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def load_nq_rules(path: str, stamp: int) -> pd.DataFrame:
+    """The 1,490 answers with every NQ-open rule as a column.
+
+    ``agreement`` (the share of the 12 systems giving the same normalised answer),
+    ``agree@m`` (:func:`core.calibration.nq301.location_rules`: logit shifts of smoothed
+    agreement to item mean m; same ranking, different location) and ``const@m``.
+    """
+    _, answers = load_nq301(path, stamp)
+    loc = location_rules(answers)
+    const = location_rules(answers, family="constant")
+    return pd.concat([answers.reset_index(drop=True), loc, const], axis=1)
+
+
+@st.cache_data(show_spinner="Loading the cached resolver predictions…", max_entries=4)
+def load_seed000_runs(path: str, stamp: int) -> list[SeedRun]:
+    """:func:`core.evaluation.cached.load_runs` (``StoreError`` if the store has none)."""
+    return load_runs(get_connection(path, stamp))
+
+
+@st.cache_data(show_spinner=False, max_entries=24)
+def load_bridge(path: str, stamp: int, method: str,
+                reference: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The memory-testbed bridge of one resolver and one reference source.
+
+    Returns ``(items, analysis)``: :func:`core.calibration.bridge.bridge_items` (one row per
+    answered test item: ``c_a`` the resolver's posterior, ``c_b`` the source-tier prior, ``y``,
+    ``z``) and :func:`core.calibration.bridge.bridge_analysis` (overall and per family).
+    """
+    runs = load_seed000_runs(path, stamp)
+    items = bridge_items(runs, method=method, reference=reference)
+    return items, bridge_analysis(items)
+
+
+# ---------------------------------------------------------------- pilots
+@st.cache_data(show_spinner="Simulating pilots…", max_entries=24)
+def run_pilots(omission_rate: float, false_match_rate: float, discrimination: float,
+               judge_quality: float, budget: int, reps: int, design: str,
+               budget_kind: str = "attempted", seed: int = 0) -> PilotSimulation:
+    """:func:`core.calibration.pilot.simulate_pilots` on the scenario (held-out repair on)."""
+    frame = load_scenario(omission_rate, false_match_rate, discrimination, judge_quality)
+    return simulate_pilots(frame, budget=int(budget), reps=int(reps), design=design,
+                           budget_kind=budget_kind, seed=int(seed), heldout=True)
+
+
+@st.cache_data(show_spinner="Simulating the budget curves…", max_entries=12)
+def run_budget_curve(omission_rate: float, false_match_rate: float, discrimination: float,
+                     judge_quality: float, budgets: tuple[int, ...], reps: int, design: str,
+                     budget_kind: str = "attempted", seed: int = 0) -> pd.DataFrame:
+    """:func:`core.calibration.pilot.budget_curve` on the scenario (Table 5 panel A)."""
+    frame = load_scenario(omission_rate, false_match_rate, discrimination, judge_quality)
+    return budget_curve(frame, budgets=tuple(int(b) for b in budgets), reps=int(reps),
+                        design=design, budget_kind=budget_kind, seed=int(seed))
+
+
+@st.cache_data(show_spinner=False, max_entries=24)
+def run_walk(omission_rate: float, false_match_rate: float, discrimination: float,
+             judge_quality: float, seed: int, budget_steps: tuple[int, ...],
+             design: str = "stratified") -> Algorithm1Walk:
+    """:func:`core.calibration.pilot.walk_algorithm1`: one pilot through Algorithm 1."""
+    frame = load_scenario(omission_rate, false_match_rate, discrimination, judge_quality)
+    return walk_algorithm1(frame, budget_steps=tuple(int(b) for b in budget_steps),
+                           seed=int(seed), design=design)
+
+
+@st.cache_data(show_spinner="Drawing pilots from the real answers…", max_entries=48)
+def run_real_pilot(path: str, stamp: int, budget: int, reps: int, rule_a: str, rule_b: str,
+                   design: str, seed: int = 0) -> pd.DataFrame:
+    """:func:`core.calibration.nq301.real_pilot_budgets` at one budget (summary rows).
+
+    One budget per cache entry, so moving the budget slider recomputes one budget only (each
+    budget uses seed ``seed + budget``, so the rows equal those of a multi-budget call).
+    Columns of the summary plus ``beta_origin``.
+    """
+    answers = load_nq_rules(path, stamp)
+    res = real_pilot_budgets(answers, budgets=(int(budget),), reps=int(reps), seed=int(seed),
+                             rule_a=rule_a, rule_b=rule_b, design=design)
+    out = res.summary.copy()
+    out["beta_origin"] = res.beta_origin
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def run_rule_pairs(path: str, stamp: int, family: str = "location", n_boot: int = 2000):
+    """:func:`core.calibration.nq301.rule_pairs` (21 pairs of seven rules, bootstrap CIs)."""
+    _, answers = load_nq301(path, stamp)
+    return rule_pairs(answers, family=family, n_boot=int(n_boot))
+
+
+# ---------------------------------------------------------------- upload
+_MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+_MAX_ROWS = 200_000
+
+
+def _parse_csv(data: bytes, name: str) -> pd.DataFrame:
+    """:func:`core.calibration.report.read_score_csv` on uploaded bytes (``ValueError``)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(name).name).strip("._") or "upload.csv"
+    if len(data) > _MAX_UPLOAD_BYTES:
+        raise ValueError(f"{safe}: larger than {_MAX_UPLOAD_BYTES // 2**20} MB")
+    with tempfile.TemporaryDirectory() as tmp:
+        file = Path(tmp) / safe
+        file.write_bytes(data)
+        try:
+            frame = read_score_csv(file)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace(str(file), safe).splitlines()[0]) from None
+        except Exception as exc:  # any other parser failure: still one line
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ValueError(f"{safe}: not a readable CSV ({first})") from None
+    if len(frame) > _MAX_ROWS:
+        raise ValueError(f"{safe}: {len(frame):,} rows; at most {_MAX_ROWS:,}")
+    return frame
+
+
+def read_upload(uploaded, *, key: str) -> tuple[pd.DataFrame, str, str] | None:
+    """Validate an uploaded scoring CSV; keep the last good one when a new one is bad.
+
+    Parameters
+    ----------
+    uploaded : UploadedFile or None
+        The value of ``st.file_uploader``.
+    key : str
+        Session-state slot of this uploader's last good file.
+
+    Returns
+    -------
+    (frame, name, digest) or None
+        The validated frame (columns ``p, y`` and optional ``z, p_b, cluster, weight``, see
+        :func:`core.calibration.report.read_score_csv`), its file name and a SHA-1 of its
+        bytes (a small cache key). ``None`` when nothing usable was uploaded yet.
+
+    Notes
+    -----
+    A file that does not validate shows **one** ``st.error`` line (the ``ValueError``'s
+    message, no traceback) and the previous good file, if any, stays in use. Removing the
+    file from the uploader forgets it.
+    """
+    slot = f"{key}__last_good"
+    if uploaded is None:
+        st.session_state.pop(slot, None)
+        return None
+    data = uploaded.getvalue()
+    digest = hashlib.sha1(data).hexdigest()
+    last = st.session_state.get(slot)
+    if last is not None and last[2] == digest:
+        return last
+    try:
+        frame = _parse_csv(data, uploaded.name)
+    except ValueError as exc:
+        keep = (f" Still showing the previous file, {last[1]}." if last is not None else "")
+        st.error(f"{exc}{keep}", icon=":material/error:")
+        return last
+    good = (frame, str(uploaded.name), digest)
+    st.session_state[slot] = good
+    return good
+
+
+# ---------------------------------------------------------------- reliability analysis
+def rule_frame(p, y, z=None, weight=None) -> pd.DataFrame:
+    """A rule's data in the shape :func:`reliability_view` reads: ``p, y[, z][, weight]``."""
+    out = pd.DataFrame({"p": np.asarray(p, float), "y": np.asarray(y, float)})
+    if z is not None:
+        out["z"] = np.asarray(z, float)
+    if weight is not None:
+        out["weight"] = np.asarray(weight, float)
+    return out
+
+
+def score_row(p, y, *, weights=None, n_bins: int = 10, strategy: str = "uniform") -> dict:
+    """Every number of the Reliability page's table for one rule and one label.
+
+    Returns a dict: ``n, prevalence, mean_p, brier, log, ece, mce, smece, sigma, citl, z,
+    auroc, mcb, dsc, unc, rel, res, wbv, wbc`` (``smece`` ignores weights: relplot has none).
+    """
+    p = np.asarray(p, float)
+    y = np.asarray(y, float)
+    w = None if weights is None else np.asarray(weights, float)
+    curve = reliability_curve(p, y, n_bins=n_bins, strategy=strategy, weights=w)
+    citl = calibration_in_the_large(p, y, weights=w)
+    corp = corp_decomposition(p, y, weights=w)
+    mur = murphy_decomposition(p, y, n_bins=n_bins, strategy=strategy, weights=w)
+    sm, sigma = smooth_ece(p, y)
+    return {"n": int(p.size), "prevalence": float(np.average(y, weights=w)),
+            "mean_p": float(np.average(p, weights=w)), "brier": brier_score(p, y, weights=w),
+            "log": log_score(p, y, weights=w), "ece": binned_ece(curve), "mce": mce(curve),
+            "smece": sm, "sigma": sigma, "citl": citl.citl, "z": citl.spiegelhalter_z,
+            "auroc": auroc(p, y, weights=w), "mcb": corp.mcb, "dsc": corp.dsc,
+            "unc": corp.unc, "rel": mur.rel, "res": mur.res, "wbv": mur.wbv, "wbc": mur.wbc}
+
+
+def _label_of(frame: pd.DataFrame, label: str) -> np.ndarray:
+    col = label if label in frame.columns else "y"
+    return frame[col].to_numpy(float)
+
+
+def _weights_of(frame: pd.DataFrame) -> np.ndarray | None:
+    return frame["weight"].to_numpy(float) if "weight" in frame.columns else None
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def score_table(data_key: tuple, rules: tuple[str, ...], label: str, n_bins: int,
+                strategy: str, _frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """:func:`score_row` of every rule under ``label`` (one row per rule, column ``rule``).
+
+    ``data_key`` must determine ``_frames`` (which is not hashed).
+    """
+    rows = []
+    for name in rules:
+        f = _frames[name]
+        rows.append({"rule": name, **score_row(f["p"], _label_of(f, label),
+                                               weights=_weights_of(f), n_bins=n_bins,
+                                               strategy=strategy)})
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True, eq=False)
+class ReliabilityView:
+    """Everything the Reliability page draws for one label (see :func:`reliability_view`)."""
+
+    label: str
+    binned: dict[str, ReliabilityCurve]
+    corp: dict[str, CorpCurve]
+    smooth: dict[str, SmoothReliability]
+    band: ConsistencyBands | None
+    corp_band: CorpBand | None
+    smooth_band: SmoothBand | None
+    band_rule: str | None
+    prevalence: float
+
+
+@st.cache_data(show_spinner="Computing the reliability curves…", max_entries=32)
+def reliability_view(data_key: tuple, rules: tuple[str, ...], label: str, n_bins: int,
+                     strategy: str, bands: bool,
+                     _frames: Mapping[str, pd.DataFrame]) -> ReliabilityView:
+    """Binned, CORP and smooth curves of every rule under ``label``, bands for the first.
+
+    Parameters
+    ----------
+    data_key : tuple
+        Small values that determine ``_frames`` (e.g. the scenario knobs, or the store path
+        and stamp, or an upload's digest).
+    rules : tuple of str
+        The rules to draw, in order (the first one gets the consistency bands).
+    label : {"y", "z"}
+    n_bins, strategy : binning of the binned curve and its band.
+    bands : bool
+        Compute the seeded consistency bands (binned: 1,000 resamples; CORP and smooth: 100;
+        level .9).
+    _frames : mapping rule → :func:`rule_frame` (not hashed).
+    """
+    binned, corp, smooth = {}, {}, {}
+    for name in rules:
+        f = _frames[name]
+        p, y, w = f["p"].to_numpy(float), _label_of(f, label), _weights_of(f)
+        binned[name] = reliability_curve(p, y, n_bins=n_bins, strategy=strategy, weights=w)
+        corp[name] = corp_curve(p, y, weights=w)
+        smooth[name] = smooth_reliability(p, y)
+    first = _frames[rules[0]]
+    p0, w0 = first["p"].to_numpy(float), _weights_of(first)
+    band = cband = sband = None
+    if bands:
+        band = consistency_bands(p0, n_bins=n_bins, strategy=strategy, weights=w0,
+                                 n_boot=1000, level=0.9, seed=0)
+        cband = corp_consistency_band(p0, weights=w0, n_boot=100, level=0.9, seed=0)
+        sband = smooth_consistency_band(p0, sigma=smooth[rules[0]].sigma, n_boot=100,
+                                        level=0.9, seed=0)
+    prev = float(np.average(_label_of(first, label), weights=w0))
+    return ReliabilityView(label=label, binned=binned, corp=corp, smooth=smooth, band=band,
+                           corp_band=cband, smooth_band=sband,
+                           band_rule=rules[0] if bands else None, prevalence=prev)
+
+
+# ---------------------------------------------------------------- figures and downloads
+def _stem(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "arbiter"
+
+
+def download_row(*, key: str, stem: str, frame: pd.DataFrame | None = None,
+                 fig: go.Figure | None = None, what: str = "Table") -> None:
+    """Download buttons side by side: the table (CSV, Parquet) and/or the figure (HTML).
+
+    The bytes are built only on click (zero-argument callables) and a download does not rerun
+    the page. The figure's PNG is the camera button of its toolbar.
+    """
+    safe = _stem(stem)
+    with st.container(horizontal=True, gap="small"):
+        if frame is not None:
+            st.download_button(f"{what} (CSV)", lambda: csv_bytes(frame),
+                               file_name=f"{safe}.csv", mime="text/csv", on_click="ignore",
+                               key=f"{key}_csv", icon=":material/download:")
+            st.download_button(f"{what} (Parquet)", lambda: parquet_bytes(frame),
+                               file_name=f"{safe}.parquet",
+                               mime="application/vnd.apache.parquet", on_click="ignore",
+                               key=f"{key}_parquet", icon=":material/download:")
+        if fig is not None:
+            st.download_button("Figure (HTML)", _html_of(fig), file_name=f"{safe}.html",
+                               mime="text/html", on_click="ignore", key=f"{key}_html",
+                               icon=":material/download:",
+                               help="A standalone interactive page (plotly.js from its CDN). "
+                                    "For a PNG, use the camera button of the chart's toolbar.")
+
+
+def _html_of(fig: go.Figure) -> Callable[[], bytes]:
+    return lambda: fig.to_html(include_plotlyjs="cdn", full_html=True).encode("utf-8")
+
+
+def show_figure(fig: go.Figure, *, key: str, stem: str, alt: str | None = None) -> None:
+    """``st.plotly_chart`` with a stable key and PNG export named ``<stem>.png``."""
+    st.plotly_chart(fig, key=key, config=plotly_config(_stem(stem)), alt=alt)

@@ -1,0 +1,237 @@
+"""AppTests of the seed-003 pages (Reliability, Ranking reversal, Pilot budget) on a small
+one-seed store of this module (it includes the shipped NQ-open tables)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.calibration.pilot import simulate_pilots
+from core.calibration.reliability import binned_ece
+from core.calibration.scenario import DEFAULT_SCENARIO, generate_scenario
+from core.store import build_store
+from core.testbed.config import TestbedConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+HOME = str(ROOT / "app.py")
+RELIABILITY = "pages/5_Reliability.py"
+REVERSAL = "pages/6_Ranking_reversal.py"
+PILOT = "pages/7_Pilot_budget.py"
+
+
+@pytest.fixture(scope="module")
+def seed003_store(tmp_path_factory) -> Path:
+    """One seed × 36 personas, with cached predictions and the NQ-open tables."""
+    path = tmp_path_factory.mktemp("seed003") / "store.duckdb"
+    build_store(path, TestbedConfig(seeds=(20260321,), personas_per_difficulty=12))
+    return path
+
+
+@pytest.fixture
+def env(monkeypatch, seed003_store) -> Path:
+    monkeypatch.setenv("ARBITER_DB", str(seed003_store))
+    return seed003_store
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return generate_scenario(DEFAULT_SCENARIO)
+
+
+def open_page(page: str, params: dict | None = None) -> AppTest:
+    """Open a page as the server does: the entrypoint first, then the page."""
+    at = AppTest.from_file(HOME, default_timeout=120)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.run()
+    return at.switch_page(page).run()
+
+
+def metrics(at) -> dict[str, str]:
+    """Metric label → value (a label repeated in a later section keeps its first value)."""
+    out: dict[str, str] = {}
+    for m in at.metric:
+        out.setdefault(m.label, m.value)
+    return out
+
+
+def deltas(at) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for m in at.metric:
+        out.setdefault(m.label, m.delta)
+    return out
+
+
+def charts(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def clean(at) -> bool:
+    return not at.exception and not at.error and not at.warning
+
+
+def csv(rows: int = 60, *, seed: int = 0) -> bytes:
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.05, 0.95, rows)
+    y = (rng.random(rows) < p).astype(int)
+    z = y * (rng.random(rows) < 0.6)
+    lines = ["p,y,z,p_b"] + [f"{a:.4f},{b},{c},{0.5:.2f}" for a, b, c in zip(p, y, z,
+                                                                          strict=True)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+# ---------------------------------------------------------------- Reliability
+def test_reliability_scenario_shows_key_numbers_and_every_figure(env, scenario):
+    at = open_page(RELIABILITY)
+    assert clean(at)
+    w = scenario["weight"].to_numpy()
+    expected = binned_ece(scenario["native"], scenario["y"], n_bins=10, weights=w)
+    m = metrics(at)
+    assert m["ECE · native"] == f"{expected:.3f}"
+    assert "ECE · EG" in m and "Brier · EG" in m
+    specs = charts(at)
+    assert len(specs) == 4  # binned, CORP, smooth, decomposition
+    names = [t.get("name") for t in specs[0]["data"]]
+    assert "perfectly calibrated" in names and "native" in names
+    table = at.dataframe[0].value
+    assert "ECE (B = 10, uniform)" in table.columns
+    assert table["rule"].tolist() == ["native", "EG"]
+
+
+def test_reliability_label_toggle_redraws_with_z(env, scenario):
+    at = open_page(RELIABILITY)
+    before = metrics(at)["ECE · native"]
+    hint = deltas(at)["ECE · native"]
+    at.segmented_control(key="rel_label").set_value("Z").run()
+    assert clean(at)
+    after = metrics(at)["ECE · native"]
+    w = scenario["weight"].to_numpy()
+    assert after == f"{binned_ece(scenario['native'], scenario['z'], weights=w):.3f}"
+    assert after != before and hint.startswith(after)
+    assert "E[Z]" in at.dataframe[0].value.columns
+
+
+def test_reliability_bins_slider_changes_the_binned_numbers(env):
+    at = open_page(RELIABILITY)
+    before = metrics(at)["ECE · native"]
+    at.slider(key="rel_bins").set_value(4).run()
+    assert clean(at)
+    assert metrics(at)["ECE · native"] != before
+    assert "ECE (B = 4, uniform)" in at.dataframe[0].value.columns
+
+
+@pytest.mark.parametrize(("choice", "metric"), [("NQ-open", "ECE · agreement"),
+                                                ("Resolvers", "ECE · DSNBF")])
+def test_reliability_real_data_choices(env, choice, metric):
+    at = open_page(RELIABILITY, {"rel_data": choice})
+    assert clean(at)
+    assert metric in metrics(at)
+    assert len(charts(at)) == 4
+
+
+def test_reliability_bad_url_values_warn_once_each(env):
+    at = open_page(RELIABILITY, {"rel_bins": "abc", "rel_label": "W"})
+    assert not at.exception and not at.error
+    assert len(at.warning) == 2
+    assert any("number of bins “abc”" in w.value for w in at.warning)
+    assert metrics(at)["ECE · native"]  # the page still renders with the defaults
+
+
+def test_reliability_upload_validates_and_keeps_the_previous_file(env):
+    at = open_page(RELIABILITY, {"rel_data": "Upload"})
+    assert clean(at) and not at.metric
+    assert at.info  # explains the format, offers an example file
+    up = at.file_uploader(key="rel_upload")
+    up.set_value(("broken.csv", b"p,q\n0.2,1\n0.4,0\n", "text/csv")).run()
+    assert not at.exception and len(at.error) == 1
+    assert "broken.csv: missing column(s) y" in at.error[0].value
+    assert "\n" not in at.error[0].value
+    at.file_uploader(key="rel_upload").set_value(("good.csv", csv(), "text/csv")).run()
+    assert clean(at)
+    good = metrics(at)["ECE · p"]
+    at.file_uploader(key="rel_upload").set_value(
+        ("bad.csv", b"p,y\n0.3,1\n1.7,0\n", "text/csv")).run()
+    assert not at.exception and len(at.error) == 1
+    err = at.error[0].value
+    assert err.startswith("bad.csv: column p must be") and "previous file, good.csv" in err
+    assert metrics(at)["ECE · p"] == good
+
+
+# ---------------------------------------------------------------- Ranking reversal
+def verdict(at) -> str:
+    return metrics(at)["Brier selects (criterion)"]
+
+
+def test_ranking_reversal_prevalence_slider_flips_the_selected_rule(env, scenario):
+    at = open_page(REVERSAL)
+    assert clean(at)
+    w = scenario["weight"].to_numpy()
+    a = np.average(scenario["native"], weights=w)
+    b = np.average(scenario["eg"], weights=w)
+    assert metrics(at)["Crossover (a + b)/2"] == f"{(a + b) / 2:.3f}"
+    assert verdict(at) == "native"
+    assert metrics(at)["Brier, these rules (measured)"] == "native"
+    at.slider(key="rr_prev").set_value(0.5).run()
+    assert clean(at)
+    assert verdict(at) == "EG" and metrics(at)["Brier, these rules (measured)"] == "EG"
+    assert "Reversals among the 21 pairs" in metrics(at)
+    assert len(charts(at)) == 4  # gap, identity, bridge, systems
+
+
+def test_ranking_reversal_omission_slider_moves_the_reference(env):
+    at = open_page(REVERSAL)
+    before = metrics(at)["Prevalence E[Z] → E[Y]"]
+    at.slider(key="rr_omit").set_value(0.2).run()
+    assert clean(at)
+    after = metrics(at)["Prevalence E[Z] → E[Y]"]
+    assert after != before and after.endswith(before.split(" → ")[1])  # Y does not move
+
+
+def test_ranking_reversal_nq_case_and_bad_url(env):
+    at = open_page(REVERSAL, {"rr_data": "NQ-open", "rr_prev": "2"})
+    assert not at.exception and not at.error
+    assert len(at.warning) == 1 and "prevalence “2”" in at.warning[0].value
+    m = metrics(at)
+    assert m["Brier selects (criterion)"] in ("agreement", "const@0.50")
+    assert m["Reversals among the 21 pairs"].endswith("/ 21")
+    assert at.info  # the protocols need the scenario's matcher flags
+
+
+# ---------------------------------------------------------------- Pilot budget
+def test_pilot_budget_numbers_and_budget_slider(env, scenario):
+    at = open_page(PILOT, {"pb_reps": "500"})
+    assert not at.exception and not at.error and not at.warning
+    sim = simulate_pilots(scenario, budget=50, reps=500, seed=0).summary()
+    tri = sim.set_index("estimator").loc["trisource"]
+    m = metrics(at)
+    assert m["RMSE"] == f"{tri['rmse']:.4f}"
+    assert m["Coverage"] == f"{tri['coverage']:.3f}"
+    assert "Truth gap Δ_Y" in m
+    assert len(charts(at)) == 4  # curves, held-out, Algorithm 1, NQ-open curves
+    steps = next(d.value for d in at.dataframe if "decision" in d.value.columns)
+    assert steps["step"].tolist()[0] == 1 and steps["escalate"].dtype == bool
+    at.slider(key="pb_budget").set_value(120).run()
+    assert not at.exception and not at.error
+    assert float(metrics(at)["RMSE"]) < float(m["RMSE"])
+
+
+def test_pilot_budget_bad_url_value_warns(env):
+    at = open_page(PILOT, {"pb_reps": "500", "pb_budget": "abc"})
+    assert not at.exception and not at.error
+    assert len(at.warning) == 1 and "budget “abc”" in at.warning[0].value
+
+
+def test_smooth_consistency_band_is_seeded_and_centred_on_calibration():
+    from pages._shared.seed003 import smooth_consistency_band
+
+    p = np.random.default_rng(1).uniform(0.1, 0.9, 500)
+    a = smooth_consistency_band(p, sigma=0.08, n_boot=40, seed=3)
+    b = smooth_consistency_band(p, sigma=0.08, n_boot=40, seed=3)
+    assert np.array_equal(a.low, b.low) and np.array_equal(a.high, b.high)
+    inside = (a.low <= a.grid) & (a.grid <= a.high)
+    mid = (a.grid > 0.2) & (a.grid < 0.8)
+    assert inside[mid].mean() > 0.9 and np.all(a.low <= a.high)

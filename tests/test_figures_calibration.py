@@ -1,0 +1,241 @@
+"""The seed-003 figure builders map the right arrays to the right axes and always draw their
+reference lines (``core.figures.calibration``)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.calibration.corp import corp_consistency_band, corp_curve
+from core.calibration.label_source import brier_gap_constant, label_source_decomposition
+from core.calibration.reliability import consistency_bands, reliability_curve
+from core.calibration.smooth import smooth_reliability
+from core.figures.calibration import (
+    ESTIMATOR_NAMES,
+    LABEL_COLORS,
+    RULE_COLORS,
+    algorithm1_figure,
+    binned_reliability_figure,
+    bridge_figure,
+    brier_gap_figure,
+    budget_curves_figure,
+    corp_reliability_figure,
+    decomposition_figure,
+    heldout_figure,
+    label_source_figure,
+    rule_colors,
+    smooth_reliability_figure,
+    system_accuracy_figure,
+)
+from core.figures.style import METHOD_COLORS
+
+
+def arr(v) -> np.ndarray:
+    return np.asarray(v, dtype=float)
+
+
+def by_name(fig, name: str):
+    hits = [t for t in fig.data if t.name == name]
+    assert hits, f"no trace named {name!r}: {[t.name for t in fig.data]}"
+    return hits[0]
+
+
+def names_of(fig) -> list[str]:
+    return [t.name for t in fig.data]
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(7)
+    p = rng.uniform(0.05, 0.95, 400)
+    y = (rng.random(400) < p).astype(float)
+    q = np.clip(0.5 * p + 0.2, 0, 1)
+    return p, y, q
+
+
+def test_rule_colors_are_stable_and_fixed_for_named_rules():
+    got = rule_colors(["native", "x", "dsnbf", "y"])
+    assert got["native"] == RULE_COLORS["native"]
+    assert got["dsnbf"] == METHOD_COLORS["dsnbf"]
+    assert got["x"] != got["y"]
+    assert rule_colors(["x", "y"]) == {"x": got["x"], "y": got["y"]}
+
+
+def test_binned_figure_maps_bins_and_draws_references(data):
+    p, y, q = data
+    curves = {"a": reliability_curve(p, y, n_bins=10), "b": reliability_curve(q, y, n_bins=5)}
+    band = consistency_bands(p, n_bins=10, n_boot=200, seed=0)
+    fig = binned_reliability_figure(curves, band=band, band_rule="a", prevalence=y.mean(),
+                                    label="z")
+    diag = by_name(fig, "perfectly calibrated")
+    assert arr(diag.x).tolist() == [0, 1] and arr(diag.y).tolist() == [0, 1]
+    prev = by_name(fig, f"prevalence E[Z] = {y.mean():.3f}")
+    assert np.allclose(arr(prev.y), y.mean())
+    assert "90% consistency band (a)" in names_of(fig)
+    c = curves["a"]
+    keep = ~c.empty
+    tr = by_name(fig, "a")
+    assert np.allclose(arr(tr.x), c.mean_forecast[keep])
+    assert np.allclose(arr(tr.y), c.observed_frequency[keep])
+    assert np.allclose(arr(tr.error_y.array), c.high[keep] - c.observed_frequency[keep])
+    assert tr.xaxis == "x" and tr.yaxis == "y"
+    bars = by_name(fig, "b items per bin")
+    assert bars.xaxis == "x2" and bars.yaxis == "y2"
+    assert arr(bars.y).tolist() == curves["b"].count.tolist()
+    assert np.allclose(arr(bars.x), (curves["b"].edges[:-1] + curves["b"].edges[1:]) / 2)
+    assert "Z (reference)" in fig.layout.yaxis.title.text
+
+
+def test_binned_figure_without_prevalence_has_only_the_diagonal(data):
+    p, y, _ = data
+    fig = binned_reliability_figure({"a": reliability_curve(p, y)})
+    refs = [n for n in names_of(fig) if n.startswith(("perfectly", "prevalence"))]
+    assert refs == ["perfectly calibrated"]
+
+
+def test_corp_figure_draws_steps_and_band(data):
+    p, y, _ = data
+    c = corp_curve(p, y)
+    band = corp_consistency_band(p, n_boot=20, seed=0)
+    fig = corp_reliability_figure({"a": c}, band=band, band_rule="a", prevalence=0.4)
+    tr = by_name(fig, "a")
+    assert tr.line.shape == "hv"
+    assert np.allclose(arr(tr.x), c.forecast) and np.allclose(arr(tr.y), c.calibrated)
+    hi = by_name(fig, "90% consistency band (a)")
+    assert np.allclose(arr(hi.y), band.high) and hi.fill == "tonexty"
+    assert "perfectly calibrated" in names_of(fig)
+    assert np.allclose(arr(by_name(fig, "prevalence E[Y] = 0.400").y), 0.4)
+    hist = by_name(fig, "a forecasts")
+    assert hist.yaxis == "y2" and np.isclose(arr(hist.y).sum(), c.weight.sum())
+
+
+def test_smooth_figure_maps_grid_and_density(data):
+    p, y, _ = data
+    s = smooth_reliability(p, y)
+    band = SimpleNamespace(grid=s.grid, low=s.grid - 0.1, high=s.grid + 0.1, level=0.9)
+    fig = smooth_reliability_figure({"a": s}, band=band, band_rule="a", prevalence=0.5)
+    hi = by_name(fig, "90% consistency band (a)")
+    assert np.allclose(arr(hi.x), s.grid) and np.allclose(arr(hi.y), s.grid + 0.1)
+    tr = by_name(fig, f"a (σ = {s.sigma:.3f})")
+    assert np.allclose(arr(tr.x), s.grid)
+    solid = arr(tr.y)
+    ok = ~np.isnan(solid)
+    assert ok.sum() > 100 and np.allclose(solid[ok], s.frequency[ok])
+    dens = by_name(fig, "a density")
+    assert dens.yaxis == "y2" and np.allclose(arr(dens.y), s.density)
+    assert "perfectly calibrated" in names_of(fig)
+
+
+def test_decomposition_bars_are_signed_and_add_up():
+    terms = pd.DataFrame([{"rule": "a", "brier": 0.2, "mcb": 0.05, "dsc": 0.02, "unc": 0.17,
+                           "rel": 0.04, "res": 0.01, "wbv": 0.003, "wbc": 0.0015}])
+    fig = decomposition_figure(terms, n_bins=12)
+    corp, murphy = fig.data
+    assert list(corp.x) == ["MCB", "− DSC", "UNC", "= Brier"]
+    assert np.allclose(arr(corp.y), [0.05, -0.02, 0.17, 0.2])
+    assert np.isclose(arr(corp.y)[:3].sum(), arr(corp.y)[3])
+    assert murphy.xaxis == "x2"
+    assert np.allclose(arr(murphy.y), [0.04, -0.01, 0.17, 0.003, -0.003, 0.2])
+    assert "B = 12" in fig.layout.annotations[1].text
+
+
+def test_brier_gap_figure_marks_crossover_prevalences_and_choice():
+    grid = np.linspace(0, 1, 11)
+    a, b = 0.767, 0.392
+    exact = [brier_gap_constant(a, b, g) for g in grid]
+    mid = (a + b) / 2
+    fig = brier_gap_figure(prevalences=grid, exact_gap=exact, midpoint=mid,
+                           names=("native", "EG"), measured_gap=np.array(exact) + 0.01,
+                           measured_crossover=0.57, prevalence_z=0.295, prevalence_y=0.783,
+                           gap_z=0.227, gap_y=-0.152, current=0.6)
+    line = by_name(fig, "constant rules at the means (exact)")
+    assert np.allclose(arr(line.x), grid) and np.allclose(arr(line.y), exact)
+    zero = by_name(fig, "no difference")
+    assert np.allclose(arr(zero.y), 0)
+    cross = by_name(fig, f"crossover (a + b)/2 = {mid:.3f}")
+    assert np.allclose(arr(cross.x), mid)
+    z = by_name(fig, "Z (reference): π = 0.295")
+    y = by_name(fig, "Y (truth): π = 0.783")
+    assert arr(z.x).tolist() == [0.295] and arr(z.y).tolist() == [0.227]
+    assert arr(y.x).tolist() == [0.783] and arr(y.y).tolist() == [-0.152]
+    assert z.marker.color == LABEL_COLORS["z"]
+    assert np.allclose(arr(by_name(fig, "π chosen = 0.60").x), 0.6)
+    assert "measured crossover = 0.570" in names_of(fig)
+    texts = [ann.text for ann in fig.layout.annotations]
+    assert texts == ["EG preferred", "native preferred"]
+
+
+def test_label_source_waterfall_follows_the_identity():
+    rng = np.random.default_rng(3)
+    ca, cb = rng.random(200), rng.random(200)
+    y = (rng.random(200) < 0.7).astype(float)
+    z = y * (rng.random(200) < 0.5)
+    d = label_source_decomposition(ca, cb, y, z)
+    fig = label_source_figure(gap_y=d.gap_y, t_omit=d.t_omit, t_fp=d.t_fp, gap_z=d.gap_z,
+                              names=("A", "B"))
+    (wf,) = fig.data
+    assert wf.type == "waterfall"
+    assert list(wf.measure) == ["absolute", "relative", "relative", "total"]
+    vals = arr(wf.y)
+    assert np.isclose(vals[:3].sum(), vals[3], atol=1e-12)
+
+
+def test_bridge_figure_marks_reversals():
+    analysis = pd.DataFrame({"label": ["All", "A", "B"], "gap_y": [-0.1, -0.2, 0.05],
+                             "gap_z": [-0.05, 0.01, 0.02], "reverses": [False, True, False]})
+    fig = bridge_figure(analysis, names=("DSNBF", "tier prior"))
+    assert list(fig.data[0].x) == ["All", "A", "B"]
+    assert np.allclose(arr(fig.data[0].y), [-0.1, -0.2, 0.05])
+    assert np.allclose(arr(fig.data[1].y), [-0.05, 0.01, 0.02])
+    assert list(fig.data[2].x) == ["A"]
+
+
+def test_system_accuracy_figure_puts_both_labels_per_system():
+    table = pd.DataFrame({"system": ["s1", "s2"], "em_accuracy_labelled": [0.4, 0.5],
+                          "human_accuracy": [0.8, 0.6], "rank_em": [2, 1],
+                          "rank_human": [1, 2]})
+    fig = system_accuracy_figure(table)
+    em = by_name(fig, "exact match (Z)")
+    hu = by_name(fig, "humans (Y)")
+    assert list(em.y) == ["s2", "s1"]  # ordered by human accuracy, best on top
+    assert np.allclose(arr(em.x), [50, 40]) and np.allclose(arr(hu.x), [60, 80])
+
+
+def test_budget_curves_have_both_estimators_and_nominal_coverage():
+    rows = []
+    for est in ("human_only", "trisource"):
+        for b in (20, 50, 100):
+            rows.append({"estimator": est, "budget": b, "rmse": 1 / b, "mean_width": 2 / b,
+                         "coverage": 0.95, "p_correct_direction": 0.9,
+                         "false_termination": 0.0, "escalation": 0.1})
+    fig = budget_curves_figure(pd.DataFrame(rows), budget=50, level=0.9)
+    first = fig.data[0]
+    assert first.name == ESTIMATOR_NAMES["human_only"]
+    assert arr(first.x).tolist() == [20, 50, 100] and np.allclose(arr(first.y),
+                                                                   [0.05, 0.02, 0.01])
+    nominal = by_name(fig, "nominal 90%")
+    assert np.allclose(arr(nominal.y), 0.9) and nominal.xaxis == "x3"
+    assert len([t for t in fig.data if t.name == ESTIMATOR_NAMES["trisource"]]) == 6
+    assert len(fig.layout.shapes) == 6  # the chosen budget in every panel
+
+
+def test_heldout_and_algorithm1_figures():
+    held = {"ref_raw": 0.33, "ref_zplatt": 0.41, "restored_raw": 0.18, "pilot_only": 0.18,
+            "trisource": 0.17, "full_y": 0.17}
+    fig = heldout_figure(held)
+    assert np.allclose(arr(fig.data[0].y), [0.33, 0.41, 0.18, 0.18, 0.17, 0.17])
+    steps = pd.DataFrame({"step": [1, 2], "budget": [10, 20], "n_usable": [9, 18],
+                          "estimate": [0.2, 0.1], "lo": [-0.1, 0.02], "hi": [0.5, 0.18],
+                          "estimate_human": [0.25, 0.12], "lo_human": [-0.2, -0.01],
+                          "hi_human": [0.7, 0.25], "escalate": [True, False]})
+    fig = algorithm1_figure(steps, delta_y=0.15, names=("native", "EG"))
+    tri = by_name(fig, "TriSource-Restore (95% interval)")
+    assert np.allclose(arr(tri.y), [0.2, 0.1])
+    assert np.allclose(arr(tri.error_y.array), [0.3, 0.08])
+    assert list(tri.marker.symbol) == ["circle-open", "circle"]
+    assert np.allclose(arr(by_name(fig, "truth Δ_Y = +0.150").y), 0.15)
+    assert np.allclose(arr(by_name(fig, "no difference").y), 0)
+    assert "R(EG) − R(native)" in fig.layout.yaxis.title.text
