@@ -45,3 +45,12 @@ def app_env(monkeypatch, small_store) -> Path:
     """Point the app at the small store (``ARBITER_DB``) for the duration of a test."""
     monkeypatch.setenv("ARBITER_DB", str(small_store))
     return small_store
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright's launch options, pointed at Debian's Chromium (no downloads)."""
+    from tests.browser_support import CHROMIUM, CHROMIUM_ARGS
+
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM),
+            "args": CHROMIUM_ARGS}

@@ -7,115 +7,30 @@ Never runs ``playwright install``: the browser is the system's Chromium.
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
 from core.store import build_store
 from core.testbed.config import TestbedConfig
+from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
 
-CHROMIUM = Path("/usr/bin/chromium")
-ROOT = Path(__file__).resolve().parent.parent
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
-                       reason="needs /usr/bin/chromium (apt-get install chromium)"),
-]
-
+pytestmark = BROWSER_MARKS
 expect = pytest.importorskip("playwright.sync_api").expect
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    """pytest-playwright's launch options, pointed at Debian's Chromium (no downloads)."""
-    return {
-        **browser_type_launch_args,
-        "executable_path": str(CHROMIUM),
-        "args": ["--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"],
-    }
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(base: str, proc: subprocess.Popen, *, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return False
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    return True
-        except OSError:
-            pass
-        time.sleep(0.25)
-    return False
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """A headless ``streamlit run app.py`` on a free port and a one-seed store; its URL."""
+    """A headless ``streamlit run app.py`` on a one-seed store of this module; its URL."""
     tmp = tmp_path_factory.mktemp("seed003_browser")
     store = tmp / "store.duckdb"
     build_store(store, TestbedConfig(seeds=(20260321,), personas_per_difficulty=12))
-    log = tmp / "streamlit.log"
-    env = {**os.environ, "ARBITER_DB": str(store)}
-    for _attempt in range(3):
-        port = _free_port()
-        cmd = [sys.executable, "-m", "streamlit", "run", "app.py",
-               "--server.headless", "true", "--server.port", str(port),
-               "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
-               "--browser.gatherUsageStats", "false", "--global.developmentMode", "false"]
-        with open(log, "ab") as out:
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=out)
-        base = f"http://127.0.0.1:{port}"
-        if _wait_healthy(base, proc, timeout=45):
-            break
-        _stop(proc)
-    else:
-        pytest.fail(f"streamlit did not start; log:\n{log.read_text()[-3000:]}")
-    yield base
-    _stop(proc)
-
-
-def wait_for_app_run(page, *, timeout: float = 60_000) -> None:
-    """Wait until the script run is over (Streamlit's own e2e recipe)."""
-    page.wait_for_timeout(250)
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']",
-                           timeout=timeout)
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']",
-                           timeout=timeout)
-    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout)
-    page.wait_for_timeout(100)
+    with streamlit_server(store, tmp / "streamlit.log") as base:
+        yield base
 
 
 def test_prevalence_slider_crosses_the_crossover_and_flips_the_rule(server, page):
-    page.goto(f"{server}/Ranking_reversal")
-    page.wait_for_selector("[data-testid='stAppViewContainer']", timeout=60_000)
-    wait_for_app_run(page)
+    open_page(page, f"{server}/Ranking_reversal")
     verdict = page.locator(".st-key-rr_verdict [data-testid='stMetricValue']").first
     crossover = page.locator(".st-key-rr_verdict [data-testid='stMetricValue']").nth(2)
     expect(verdict).to_have_text("native")
