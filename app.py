@@ -51,45 +51,42 @@ with s3, st.container(border=True, height="stretch"):
                  icon=":material/arrow_forward:")
 
 st.subheader("Pages")
-with st.container(border=True):
-    st.page_link("pages/1_Walkthrough.py", label="**Walkthrough**", icon=":material/route:")
-    st.markdown("Follow one persona and one question from the latent days through five "
-                "biased sources to atoms and the ground truth, and see which distortion "
-                "moved each source's answer.")
-with st.container(border=True):
-    st.page_link("pages/2_Leaderboard.py", label="**Leaderboard**",
-                 icon=":material/leaderboard:")
-    st.markdown("Every resolver — majority vote, BCF, ABF, NBF, DSNBF, unsupervised "
-                "Dawid–Skene — with 95 % intervals beside the paper's numbers, by reasoning "
-                "type and difficulty, and the per-source reliability that explains them.")
-with st.container(border=True):
-    st.page_link("pages/3_Bias_lab.py", label="**Bias lab**", icon=":material/science:")
-    st.markdown("Drag the bias and dropout sliders or change the difficulty mix: one seed is "
-                "regenerated and every resolver refitted, and a panel says what broke.")
-with st.container(border=True):
-    st.page_link("pages/4_Selective_QA.py", label="**Selective QA**", icon=":material/tune:")
-    st.markdown("Move a resolver's abstention threshold and watch coverage, selective "
-                "accuracy, F0.5 and the risk–coverage curve, with the calibrated "
-                "threshold marked.")
-with st.container(border=True):
-    st.page_link("pages/5_Reliability.py", label="**Reliability**",
-                 icon=":material/show_chart:")
-    st.markdown("Binned, CORP and smooth reliability diagrams with consistency bands and the "
-                "MCB − DSC + UNC decomposition — for seed-000 resolvers, a belief-store "
-                "scenario, the real NQ-open case or your own CSV — under truth (Y) or a "
-                "finite reference (Z).")
-with st.container(border=True):
-    st.page_link("pages/6_Ranking_reversal.py", label="**Ranking reversal**",
-                 icon=":material/swap_vert:")
-    st.markdown("Slide the prevalence across the crossover (a + b)/2 and watch a strictly "
-                "proper score change its mind; the exact T_omit / T_fp decomposition, the "
-                "four scoring protocols, the memory-testbed bridge and the NQ-open systems "
-                "ranked by exact match versus humans.")
-with st.container(border=True):
-    st.page_link("pages/7_Pilot_budget.py", label="**Pilot budget**", icon=":material/savings:")
-    st.markdown("How many human labels settle the question: simulated pilots (human-only "
-                "versus TriSource-Restore), one pilot walked through select → repair → "
-                "escalate → gate, and the same budgets on real held-back human labels.")
+#: (page file, title, icon, what it teaches) — one card each, in menu order.
+PAGES = (
+    ("pages/1_Walkthrough.py", "Walkthrough", ":material/route:",
+     "Follow one persona and one question from the latent days through five "
+     "biased sources to atoms and the ground truth, and see which distortion "
+     "moved each source's answer."),
+    ("pages/2_Leaderboard.py", "Leaderboard", ":material/leaderboard:",
+     "Every resolver — majority vote, BCF, ABF, NBF, DSNBF, unsupervised "
+     "Dawid–Skene — with 95 % intervals beside the paper's numbers, by reasoning "
+     "type and difficulty, and the per-source reliability that explains them."),
+    ("pages/3_Bias_lab.py", "Bias lab", ":material/science:",
+     "Drag the bias and dropout sliders or change the difficulty mix: one seed is "
+     "regenerated and every resolver refitted, and a panel says what broke."),
+    ("pages/4_Selective_QA.py", "Selective QA", ":material/tune:",
+     "Move a resolver's abstention threshold and watch coverage, selective "
+     "accuracy, F0.5 and the risk–coverage curve, with the calibrated "
+     "threshold marked."),
+    ("pages/5_Reliability.py", "Reliability", ":material/show_chart:",
+     "Binned, CORP and smooth reliability diagrams with consistency bands and the "
+     "MCB − DSC + UNC decomposition — for seed-000 resolvers, a belief-store "
+     "scenario, the real NQ-open case or your own CSV — under truth (Y) or a "
+     "finite reference (Z)."),
+    ("pages/6_Ranking_reversal.py", "Ranking reversal", ":material/swap_vert:",
+     "Slide the prevalence across the crossover (a + b)/2 and watch a strictly "
+     "proper score change its mind; the exact T_omit / T_fp decomposition, the "
+     "four scoring protocols, the memory-testbed bridge and the NQ-open systems "
+     "ranked by exact match versus humans."),
+    ("pages/7_Pilot_budget.py", "Pilot budget", ":material/savings:",
+     "How many human labels settle the question: simulated pilots (human-only "
+     "versus TriSource-Restore), one pilot walked through select → repair → "
+     "escalate → gate, and the same budgets on real held-back human labels."),
+)
+for page, title, icon, teaches in PAGES:
+    with st.container(border=True):
+        st.page_link(page, label=f"**{title}**", icon=icon)
+        st.markdown(teaches)
 
 st.subheader("The store")
 with st.container(border=True):
