@@ -7,6 +7,8 @@ is the package ``pages/_shared``; the logic is in ``core`` (no Streamlit there).
 
 from __future__ import annotations
 
+import pages._shared.preload  # noqa: F401  (first: imports everything in one order)
+
 import streamlit as st
 
 from pages._shared import ensure_store, load_store_info, store_guard, store_stamp
@@ -100,6 +102,6 @@ with st.container(border=True):
     built = str(info["built_at"])
     d.metric("Built on", built.split("T")[0] or "?", help=built or None)
     st.caption(f"Seeds {', '.join(map(str, info['seeds']))} · {info['n_ground_truth']} "
-               f"ground-truth labels · schema {info['schema_version']} · `{info['path']}`"
+               f"ground-truth labels · schema {info['schema_version']}"
                + (f" · {config.get('personas_per_difficulty')} personas per difficulty"
                   if "personas_per_difficulty" in config else ""))

@@ -15,7 +15,9 @@ Tables (DESIGN.md §4; names and meanings are a contract):
 * ``nq301_items``, ``nq301_answers`` – seed 003's real NQ-open case (shipped in ``data/nq301``).
 
 Conventions: float NaN is stored as NULL; integer codes keep ``-1`` for "none". Builds write a
-temporary file and ``os.replace`` it into place, so a failed build leaves no half-written store.
+temporary file and ``os.replace`` it into place, so a failed build leaves no half-written store;
+the temporaries of killed builds are removed by the next build. Reading (:func:`connect`,
+:func:`store_info`) never creates a file.
 DuckDB 2.0 results stream, so every query runs on its own cursor and is drained.
 """
 
@@ -24,8 +26,11 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from glob import escape as glob_escape
 from pathlib import Path
 
 import duckdb
@@ -46,11 +51,14 @@ __all__ = [
     "StoreError",
     "atoms_frame",
     "build_store",
+    "check_store_destination",
+    "check_store_file",
     "connect",
     "load_atoms",
     "load_testbed",
     "write_predictions",
     "query_df",
+    "remove_stale_temporaries",
     "store_info",
     "write_store",
 ]
@@ -80,11 +88,95 @@ class StoreInfo:
     default_run_id: str = ""
 
 
-def connect(path: str | os.PathLike, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
-    """Open a store; ``StoreError`` with a one-line reason if it is missing or unreadable."""
+def check_store_file(path: str | os.PathLike) -> Path:
+    """Check that ``path`` names an existing regular file, without opening or creating it.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The store to read.
+
+    Returns
+    -------
+    Path
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises
+    ------
+    StoreError
+        With a one-line reason: the path is empty, missing, a directory or not a regular file.
+    """
+    if not os.fspath(path):
+        raise StoreError("the store path is empty")
     p = Path(path)
-    if read_only and not p.exists():
+    if not p.exists():
         raise StoreError(f"no store at {p}; build it with: python -m core build --db {p}")
+    if p.is_dir():
+        raise StoreError(f"{p} is a directory, not a store file")
+    if not p.is_file():
+        raise StoreError(f"{p} is not a regular file")
+    return p
+
+
+def check_store_destination(path: str | os.PathLike) -> Path:
+    """Check, before any work, that a store can be written to ``path``.
+
+    Missing parent folders are fine (they are created when the store is written), but the
+    nearest existing ancestor must be a writable folder, and ``path`` itself, if it exists, must
+    be a regular file (it is replaced atomically). When the parent folder exists, a probe file
+    ``<name>.tmp-<pid>.probe`` is created and removed, which also catches read-only file systems
+    and over-long names.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The store to write.
+
+    Returns
+    -------
+    Path
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises
+    ------
+    StoreError
+        With a one-line reason.
+    """
+    if not os.fspath(path):
+        raise StoreError("the store path is empty")
+    p = Path(path)
+    if not p.name:
+        raise StoreError(f"{p} has no file name")
+    if p.is_dir():
+        raise StoreError(f"{p} is a directory, not a store file")
+    if p.exists() and not p.is_file():
+        raise StoreError(f"{p} is not a regular file")
+    ancestor = p.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise StoreError(f"cannot write {p}: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise StoreError(f"cannot write {p}: {ancestor} is not writable")
+    if ancestor == p.parent:
+        try:
+            fd, probe = tempfile.mkstemp(dir=ancestor, prefix=f"{p.name}.tmp-{os.getpid()}.",
+                                         suffix=".probe")
+        except OSError as exc:
+            raise StoreError(f"cannot write {p}: {exc.strerror or exc}") from None
+        os.close(fd)
+        Path(probe).unlink(missing_ok=True)
+    return p
+
+
+def connect(path: str | os.PathLike, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open an existing store; ``StoreError`` with a one-line reason if it is missing or unreadable.
+
+    Never creates a file, also with ``read_only=False`` (stores are created only by
+    :func:`write_store` and :func:`build_store`): the path is checked with
+    :func:`check_store_file` first.
+    """
+    p = check_store_file(path)
     try:
         return duckdb.connect(str(p), read_only=read_only)
     except duckdb.Error as exc:
@@ -152,6 +244,63 @@ _EMPTY_TABLES = {
 }
 
 
+_TMP_NAME = re.compile(r"\.tmp-(\d+)(?:\.wal)?")
+
+
+def _pid_is_dead(pid: int) -> bool:
+    """True only if no process ``pid`` exists (a live pid, or one we may not signal, is alive)."""
+    if pid <= 0:
+        return False  # not a pid this module writes; leave the file alone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OverflowError, OSError):  # PermissionError: alive, owned by someone else
+        return False
+    return False
+
+
+def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files that killed builds of ``path`` left behind.
+
+    :func:`write_store` writes ``<path>.tmp-<pid>`` (and DuckDB its ``.wal``) before renaming it
+    over ``path``; a build that is killed leaves these files. Every such file whose ``pid`` is
+    no longer alive (``os.kill(pid, 0)`` raises ``ProcessLookupError``) is removed; files of live
+    processes, including this one, are kept, so concurrent builds are not disturbed.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The store path whose temporaries to clean.
+
+    Returns
+    -------
+    list of Path
+        The files removed.
+
+    Notes
+    -----
+    Liveness is judged in this process's pid namespace: a build running in another container
+    on a shared folder is not visible. A recycled pid keeps its stale file (it looks alive).
+    Does nothing on Windows, where ``os.kill`` cannot probe a process.
+    """
+    p = Path(path)
+    if os.name == "nt" or not p.name or not p.parent.is_dir():
+        return []
+    removed = []
+    prefix = p.name
+    for candidate in p.parent.glob(f"{glob_escape(prefix)}.tmp-*"):
+        m = _TMP_NAME.fullmatch(candidate.name[len(prefix):])
+        if not m or int(m.group(1)) == os.getpid() or not _pid_is_dead(int(m.group(1))):
+            continue
+        try:
+            candidate.unlink()
+        except OSError:  # gone meanwhile, or not ours to remove; the next build tries again
+            continue
+        removed.append(candidate)
+    return removed
+
+
 def write_store(
     path: str | os.PathLike,
     tb: Testbed,
@@ -173,10 +322,14 @@ def write_store(
 
     The store is written to ``<path>.tmp-<pid>`` and renamed over ``path`` only when every
     table is in place; on any error the temporary file is removed and ``path`` is untouched.
+    Temporaries of dead processes (killed builds) are removed first, see
+    :func:`remove_stale_temporaries`. ``StoreError`` (one line) before any work if ``path``
+    cannot be written (:func:`check_store_destination`).
     """
+    path = check_store_destination(path)
     tb.validate()
-    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(path)
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     step = progress or (lambda msg, frac: None)
     for leftover in (tmp, Path(f"{tmp}.wal")):
@@ -252,7 +405,11 @@ def build_store(
     evaluate: bool = True,
 ) -> StoreInfo:
     """Generate the testbed of ``config`` and write it, with GT, μ* and (unless
-    ``evaluate=False``) every resolver's cached test predictions, to ``path``."""
+    ``evaluate=False``) every resolver's cached test predictions, to ``path``.
+
+    ``path`` is checked with :func:`check_store_destination` before anything is generated.
+    """
+    check_store_destination(path)
     from .calibration.nq301 import load_shipped_nq301
     from .evaluation.run import predictions_frame, run_testbed
     from .testbed.generate import generate

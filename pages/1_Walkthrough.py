@@ -8,6 +8,8 @@ built by ``core.figures.walkthrough``. Seed, persona and question live in the UR
 
 from __future__ import annotations
 
+import pages._shared.preload  # noqa: F401  (first: imports everything in one order)
+
 import pandas as pd
 import streamlit as st
 
@@ -47,6 +49,7 @@ from pages._shared import (
     sync_url,
     table_height,
 )
+from pages._shared.cache import cached_figure, cached_result
 from pages._shared.evaluation import load_persona_predictions
 
 st.set_page_config(layout="wide", page_title="Walkthrough · Arbiter",
@@ -299,12 +302,13 @@ st.header("2 · The latent days (L2)")
 topic_fields = ", ".join(label for _, label in TOPIC_FIELDS[q.topic])
 st.caption(f"The simulated truth for the **{q.topic}** topic ({topic_fields}). No source sees "
            "this table directly; the ground truth is computed from it.")
-days = latent_days(tb)
-views = day_views(tb, qid=qid)
+instance = (str(path), stamp, seed, persona_id, qid)
+views = cached_result("wt_views", instance, lambda: day_views(tb, qid=qid))
 st.plotly_chart(
-    timeline_figure(days, topic=q.topic, shift_day=views.shift_day,
-                    threshold=views.threshold if q.topic in ("sleep", "work") else None,
-                    threshold_label=f"{qid} threshold"),
+    cached_figure("wt_timeline", instance, lambda: timeline_figure(
+        latent_days(tb), topic=q.topic, shift_day=views.shift_day,
+        threshold=views.threshold if q.topic in ("sleep", "work") else None,
+        threshold_label=f"{qid} threshold")),
     key="wt_timeline", config=plotly_config(f"days_{persona_id}_{q.topic}"))
 
 # ---------------------------------------------------------------- stage 3: sources
@@ -313,7 +317,8 @@ st.caption(f"Each row is one source's record of **{views.title.lower()}** — th
            f"{qid} reads. Grey ticks mark the truth where a source reports the same quantity; "
            "grey bands with ✕ are days whose record was lost (device and objective logs "
            "drop whole days).")
-st.plotly_chart(source_days_figure(views), key="wt_sources",
+st.plotly_chart(cached_figure("wt_sources", instance, lambda: source_days_figure(views)),
+                key="wt_sources",
                 config=plotly_config(f"sources_{persona_id}_{qid}"))
 with st.expander("What each source distorts, and why", expanded=True):
     knobs = tb.knobs.iloc[0] if len(tb.knobs) else pd.Series(dtype=float)
@@ -339,7 +344,9 @@ st.caption("One atom per (question, source): the source's own records read by a 
            "(the paper's direct readout μ*, no LLM). Green ✓ agrees with GT, red ✗ "
            "disagrees, ∅ means the source had nothing to read, — that the source is not "
            f"informative for the question. The framed row is {qid}.")
-st.plotly_chart(atom_grid_figure(bundle.gt, bundle.atoms, highlight=qid), key="wt_grid",
+st.plotly_chart(cached_figure("wt_grid", instance,
+                              lambda: atom_grid_figure(bundle.gt, bundle.atoms, highlight=qid)),
+                key="wt_grid",
                 config=plotly_config(f"atoms_{persona_id}"))
 
 # ---------------------------------------------------------------- stage 7: GT and verdicts
@@ -425,11 +432,11 @@ else:
 st.header("Downloads")
 d1, d2 = st.columns(2)
 d1.download_button(
-    "Atom grid (CSV)", csv_bytes(atom_grid_table(bundle.gt, bundle.atoms)),
+    "Atom grid (CSV)", lambda: csv_bytes(atom_grid_table(bundle.gt, bundle.atoms)),
     file_name=f"atoms_{seed}_{persona_id}.csv", mime="text/csv", on_click="ignore",
     icon=":material/grid_on:", key="wt_dl_atoms")
 d2.download_button(
-    "The persona's 30 days, all sources (CSV)", csv_bytes(persona_day_table(tb)),
+    "The persona's 30 days, all sources (CSV)", lambda: csv_bytes(persona_day_table(tb)),
     file_name=f"days_{seed}_{persona_id}.csv", mime="text/csv", on_click="ignore",
     icon=":material/calendar_month:", key="wt_dl_days")
 st.caption("All resolvers over all test personas: the Leaderboard page; move the skip "

@@ -9,15 +9,18 @@ nominal setting is cached once per seed): generate one seed, compute GT and μ*,
 and score all 16 methods, bootstrap 200 replicates (≈ 0.7–1 s on a 2-core machine). The 3 × 3
 bias × dropout grid (≈ 5 s) runs only while its expander is open, cached per seed.
 
-URL state: every setting is a widget bound with ``bind="query-params"`` (key = parameter):
+URL state (:mod:`core.urlparams`, one validated path, read when the page opens):
 ``lab_seed``, ``lab_bias``, ``lab_dropout``, ``lab_w_stable``, ``lab_w_shift``,
-``lab_w_stated``. None is dependent (fixed ranges and options), so there is no explicit
-``st.query_params`` handling; a value a widget would drop gets one warning when the page
-opens. ``$ARBITER_LAB_PERSONAS`` sets the personas per difficulty class (default 160; tests
-use a small value).
+``lab_w_stated``; sliders snap a link's value to their 0.25 grid (so a link cannot make the
+lab compute an off-grid setting), and a refused value gives one plain-text notice.
+``$ARBITER_LAB_PERSONAS`` sets the personas per difficulty class (default 160; tests use a
+small value). Everything below the title is one ``st.fragment``; figures are cached across
+sessions by the setting.
 """
 
 from __future__ import annotations
+
+import pages._shared.preload  # noqa: F401  (first: imports everything in one order)
 
 import time
 
@@ -31,19 +34,21 @@ from core.evaluation.run import METHOD_LABELS
 from core.figures.lab import grid_figure, lab_leaderboard_figure, source_shift_figure
 from core.testbed.config import DEFAULT_SEEDS
 from core.testbed.questions import SOURCE_LABELS
+from core.urlparams import ChoiceParam, NumberParam
 from pages._shared import (
-    choice_param,
     download_table,
     ensure_store,
     load_store_info,
-    number_param,
+    open_page,
     plotly_config,
     store_guard,
     store_stamp,
     table_height,
     table_style,
-    warn_bad_bound_params,
+    url_select,
+    url_slider,
 )
+from pages._shared.cache import cached_figure
 from pages._shared.evaluation import lab_grid, lab_personas, lab_result
 
 st.set_page_config(layout="wide", page_title="Bias lab · Arbiter", page_icon=":material/science:")
@@ -63,9 +68,21 @@ seeds = sorted({int(s) for s in info["seeds"]} | set(DEFAULT_SEEDS))
 ppd = lab_personas()
 
 
+P_SEED = ChoiceParam("lab_seed", "seed", tuple(seeds), default=seeds[0])
+P_KNOBS = {"lab_bias": NumberParam("lab_bias", "bias scale", 0.0, 3.0, 0.25, 1.0),
+           "lab_dropout": NumberParam("lab_dropout", "dropout scale", 0.0, 3.0, 0.25, 1.0),
+           "lab_w_stable": NumberParam("lab_w_stable", "stable weight", 0.0, 1.0, 0.25, 1.0),
+           "lab_w_shift": NumberParam("lab_w_shift", "temporal-shift weight", 0.0, 1.0, 0.25,
+                                      1.0),
+           "lab_w_stated": NumberParam("lab_w_stated", "stated-vs-revealed weight", 0.0, 1.0,
+                                       0.25, 1.0)}
+
+
 def _reset() -> None:
     for key, value in KNOBS.items():
         st.session_state[key] = value
+        if key in st.query_params:
+            del st.query_params[key]
 
 
 st.title("Bias lab: make the sources worse and watch who breaks")
@@ -78,153 +95,153 @@ st.caption(
     "**difficulty mix** keeps that share of each persona class in every split (seed 000 §12.4)."
 )
 
-warn_bad_bound_params([
-    choice_param("lab_seed", "seed", [str(s) for s in seeds]),
-    number_param("lab_bias", "bias scale", 0.0, 3.0),
-    number_param("lab_dropout", "dropout scale", 0.0, 3.0),
-    number_param("lab_w_stable", "stable weight", 0.0, 1.0),
-    number_param("lab_w_shift", "temporal-shift weight", 0.0, 1.0),
-    number_param("lab_w_stated", "stated-vs-revealed weight", 0.0, 1.0),
-])
+open_page("lab", [P_SEED, *P_KNOBS.values()])
 
-with st.container(border=True):
-    k1, k2, k3 = st.columns([1, 2, 2])
-    seed = k1.selectbox("Seed", seeds, key="lab_seed", bind="query-params", format_func=str,
-                        help="The store's seeds and the paper's four.")
-    bias = k2.slider("Bias scale", 0.0, 3.0, 1.0, 0.25, key="lab_bias", bind="query-params",
-                     format="%.2f×", help="1 = nominal; 0 removes the directional biases.")
-    dropout = k3.slider("Dropout scale", 0.0, 3.0, 1.0, 0.25, key="lab_dropout",
-                        bind="query-params", format="%.2f×",
-                        help="1 = nominal; 0 means the logs never lose a day.")
-    m0, m1, m2, m3 = st.columns([1, 4 / 3, 4 / 3, 4 / 3])
-    m0.button("Back to nominal", on_click=_reset, icon=":material/restart_alt:")
-    w_stable = m1.slider("Mix: stable", 0.0, 1.0, 1.0, 0.25, key="lab_w_stable",
-                         bind="query-params")
-    w_shift = m2.slider("Mix: temporal shift", 0.0, 1.0, 1.0, 0.25, key="lab_w_shift",
-                        bind="query-params")
-    w_stated = m3.slider("Mix: stated vs revealed", 0.0, 1.0, 1.0, 0.25, key="lab_w_stated",
-                         bind="query-params")
 
-weights = np.array([w_stable, w_shift, w_stated], float)
-if weights.max() <= 0:
-    st.warning("The difficulty mix needs at least one positive weight; using an equal mix.",
-               icon=":material/balance:")
-    weights = np.ones(3)
-mix = tuple(float(x) for x in np.round(weights / weights.max(), 4))
+@st.fragment
+def lab() -> None:
+    """The knobs and everything they change (reruns on its own)."""
+    with st.container(border=True):
+        k1, k2, k3 = st.columns([1, 2, 2])
+        seed = url_select(P_SEED, "Seed", where=k1, format_func=str,
+                          help="The store's seeds and the paper's four.")
+        bias = url_slider(P_KNOBS["lab_bias"], "Bias scale", where=k2, format="%.2f×",
+                          help="1 = nominal; 0 removes the directional biases.")
+        dropout = url_slider(P_KNOBS["lab_dropout"], "Dropout scale", where=k3, format="%.2f×",
+                             help="1 = nominal; 0 means the logs never lose a day.")
+        m0, m1, m2, m3 = st.columns([1, 4 / 3, 4 / 3, 4 / 3])
+        m0.button("Back to nominal", on_click=_reset, icon=":material/restart_alt:")
+        w_stable = url_slider(P_KNOBS["lab_w_stable"], "Mix: stable", where=m1)
+        w_shift = url_slider(P_KNOBS["lab_w_shift"], "Mix: temporal shift", where=m2)
+        w_stated = url_slider(P_KNOBS["lab_w_stated"], "Mix: stated vs revealed", where=m3)
 
-with st.spinner(f"Regenerating seed {seed} and refitting every resolver…", show_time=True):
-    t0 = time.perf_counter()
-    nominal = lab_result(int(seed), 1.0, 1.0, (1.0, 1.0, 1.0), ppd)
-    variant = lab_result(int(seed), float(bias), float(dropout), mix, ppd)
-    elapsed = time.perf_counter() - t0
-nominal_setting = is_nominal(bias_scale=bias, dropout_scale=dropout, mix=mix)
-broke = what_broke(nominal, variant)
+    weights = np.array([w_stable, w_shift, w_stated], float)
+    if weights.max() <= 0:
+        st.warning("The difficulty mix needs at least one positive weight; using an equal mix.",
+                   icon=":material/balance:")
+        weights = np.ones(3)
+    mix = tuple(float(x) for x in np.round(weights / weights.max(), 4))
 
-# ---------------------------------------------------------------- headline
-board = variant.leaderboard
-nom_board = nominal.leaderboard.set_index("method")
-ranked = board[board["method"] != "source_reachability"].sort_values("accuracy",
-                                                                      ascending=False)
-best = ranked.iloc[0]
-h1, h2, h3, h4 = st.columns(4)
-for col, m in ((h1, "dsnbf"), (h2, "majority_vote")):
-    row = board.set_index("method").loc[m]
-    change = round(float(row["accuracy"] - nom_board.loc[m, "accuracy"]), 1) + 0.0  # no −0.0
-    col.metric(METHOD_LABELS[m].split(" (")[0], f"{row['accuracy']:.1f} %",
-               delta=None if nominal_setting else f"{change:+.1f} pp vs nominal",
-               border=True, help=f"95 % CI [{row['ci_low']:.1f}, {row['ci_high']:.1f}]")
-h3.metric("Best method here", METHOD_LABELS[best["method"]].split(" (")[0],
-          delta=f"{best['accuracy']:.1f} %", delta_color="off", delta_arrow="off",
-          border=True)
-h4.metric("Test personas", f"{variant.n_test}", delta=f"of {3 * ppd} generated",
-          delta_color="off", delta_arrow="off", border=True)
-st.caption(f"Seed {seed} · bias {bias:g}× · dropout {dropout:g}× · mix "
-           + " / ".join(f"{w:g}" for w in (w_stable, w_shift, w_stated))
-           + f" · server time {elapsed:.2f} s (cached settings answer at once).")
+    with st.spinner(f"Regenerating seed {seed} and refitting every resolver…", show_time=True):
+        t0 = time.perf_counter()
+        nominal = lab_result(int(seed), 1.0, 1.0, (1.0, 1.0, 1.0), ppd)
+        variant = lab_result(int(seed), float(bias), float(dropout), mix, ppd)
+        elapsed = time.perf_counter() - t0
+    nominal_setting = is_nominal(bias_scale=bias, dropout_scale=dropout, mix=mix)
+    broke = what_broke(nominal, variant)
 
-left, right = st.columns([3, 2])
-with left:
-    st.subheader("Leaderboard", anchor=False)
-    st.plotly_chart(lab_leaderboard_figure(board, None if nominal_setting else
-                                           nominal.leaderboard),
-                    key="lab_board", config=plotly_config(f"lab_leaderboard_{seed}"))
-with right, st.container(border=True):
-    st.subheader("What broke", anchor=False)
-    if nominal_setting:
-        st.info(describe_what_broke(broke, bias_scale=bias, dropout_scale=dropout, mix=mix),
-                icon=":material/tune:")
-    else:
-        st.markdown(describe_what_broke(broke, bias_scale=bias, dropout_scale=dropout, mix=mix))
-        w1, w2 = st.columns(2)
-        climbed = broke["rank_before"] - broke["rank_after"]  # > 0: moved up the board
-        w1.metric(f"Rank of {METHOD_LABELS[broke['method']].split(' (')[0]}",
-                  f"{broke['rank_after']}",
-                  delta=f"{climbed:+d} place{'s' if abs(climbed) != 1 else ''}" if climbed
-                  else None, help=f"nominal rank {broke['rank_before']}; + means it moved up")
-        w2.metric(SOURCE_LABELS[broke["source"]],
-                  f"{broke['source_accuracy_change']:+.1f} pp",
-                  delta=f"coverage {broke['source_coverage_change']:+.1f} pp",
-                  delta_color="off", delta_arrow="off",
-                  help="Change of the source's accuracy when it answers.")
-    st.caption("Rank 1 is the best forced accuracy; Source Reachability (GT-aided) is not "
-               "ranked.")
+    # ---------------------------------------------------------------- headline
+    board = variant.leaderboard
+    nom_board = nominal.leaderboard.set_index("method")
+    ranked = board[board["method"] != "source_reachability"].sort_values("accuracy",
+                                                                          ascending=False)
+    best = ranked.iloc[0]
+    h1, h2, h3, h4 = st.columns(4)
+    for col, m in ((h1, "dsnbf"), (h2, "majority_vote")):
+        row = board.set_index("method").loc[m]
+        change = round(float(row["accuracy"] - nom_board.loc[m, "accuracy"]), 1) + 0.0  # no −0.0
+        col.metric(METHOD_LABELS[m].split(" (")[0], f"{row['accuracy']:.1f} %",
+                   delta=None if nominal_setting else f"{change:+.1f} pp vs nominal",
+                   border=True, help=f"95 % CI [{row['ci_low']:.1f}, {row['ci_high']:.1f}]")
+    h3.metric("Best method here", METHOD_LABELS[best["method"]].split(" (")[0],
+              delta=f"{best['accuracy']:.1f} %", delta_color="off", delta_arrow="off",
+              border=True)
+    h4.metric("Test personas", f"{variant.n_test}", delta=f"of {3 * ppd} generated",
+              delta_color="off", delta_arrow="off", border=True)
+    st.caption(f"Seed {seed} · bias {bias:g}× · dropout {dropout:g}× · mix "
+               + " / ".join(f"{w:g}" for w in (w_stable, w_shift, w_stated))
+               + f" · server time {elapsed:.2f} s (cached settings answer at once).")
 
-table = board.merge(nominal.leaderboard[["method", "accuracy", "rank"]], on="method",
-                    suffixes=("", "_nominal"))
-table["change"] = table["accuracy"] - table["accuracy_nominal"]
-board_view = table[["label", "accuracy", "ci_low", "ci_high", "accuracy_nominal", "change",
-                     "rank", "rank_nominal", "selective_accuracy", "coverage"]].sort_values(
-    "accuracy", ascending=False)
-st.dataframe(
-    table_style(board_view, formats={"change": "{:+.1f}", "rank": "{:.0f}",
-                                     "rank_nominal": "{:.0f}"}),
-    hide_index=True, width="stretch", height=table_height(len(board_view)),
-    column_config={"label": "method", "accuracy": "accuracy %", "ci_low": "CI low",
-                   "ci_high": "CI high", "accuracy_nominal": "nominal %", "change": "Δ pp",
-                   "rank": "rank", "rank_nominal": "nominal rank",
-                   "selective_accuracy": "+SKIP selective %",
-                   "coverage": "+SKIP coverage %"})
-download_table(table, stem=f"lab_{seed}_b{bias:g}_d{dropout:g}", key="lab_dl_board",
-               what="Leaderboard")
+    left, right = st.columns([3, 2])
+    with left:
+        st.subheader("Leaderboard", anchor=False)
+        setting = (int(seed), float(bias), float(dropout), mix, ppd)
+        st.plotly_chart(cached_figure("lab_board", setting, lambda: lab_leaderboard_figure(
+                            board, None if nominal_setting else nominal.leaderboard)),
+                        key="lab_board", config=plotly_config(f"lab_leaderboard_{seed}"))
+    with right, st.container(border=True):
+        st.subheader("What broke", anchor=False)
+        if nominal_setting:
+            st.info(describe_what_broke(broke, bias_scale=bias, dropout_scale=dropout, mix=mix),
+                    icon=":material/tune:")
+        else:
+            st.markdown(describe_what_broke(broke, bias_scale=bias, dropout_scale=dropout, mix=mix))
+            w1, w2 = st.columns(2)
+            climbed = broke["rank_before"] - broke["rank_after"]  # > 0: moved up the board
+            w1.metric(f"Rank of {METHOD_LABELS[broke['method']].split(' (')[0]}",
+                      f"{broke['rank_after']}",
+                      delta=f"{climbed:+d} place{'s' if abs(climbed) != 1 else ''}" if climbed
+                      else None, help=f"nominal rank {broke['rank_before']}; + means it moved up")
+            w2.metric(SOURCE_LABELS[broke["source"]],
+                      f"{broke['source_accuracy_change']:+.1f} pp",
+                      delta=f"coverage {broke['source_coverage_change']:+.1f} pp",
+                      delta_color="off", delta_arrow="off",
+                      help="Change of the source's accuracy when it answers.")
+        st.caption("Rank 1 is the best forced accuracy; Source Reachability (GT-aided) is not "
+                   "ranked.")
 
-# ---------------------------------------------------------------- sources
-st.subheader("How each source's reliability moves", anchor=False)
-st.caption("Grey: nominal. Coloured: this setting. Accuracy is the share of a source's atoms "
-           "equal to GT (95 % Wilson interval); the conflict rate is the share of its atoms "
-           "that disagree with another source's.")
-st.plotly_chart(source_shift_figure(nominal.sources, variant.sources), key="lab_sources",
-                config=plotly_config(f"lab_sources_{seed}"))
-src = variant.sources.merge(nominal.sources, on="source", suffixes=("", "_nominal"))
-src["source"] = src["source"].map(SOURCE_LABELS)
-src["accuracy_change"] = src["accuracy"] - src["accuracy_nominal"]
-src_cols = list(SOURCE_COLUMNS)
-st.dataframe(table_style(src[src_cols], formats={"accuracy_change": "{:+.1f}"}),
-             hide_index=True, width="stretch", column_config=SOURCE_COLUMNS)
-download_table(src[src_cols], stem=f"lab_sources_{seed}_b{bias:g}_d{dropout:g}",
-               key="lab_dl_sources", what="Sources")
+    table = board.merge(nominal.leaderboard[["method", "accuracy", "rank"]], on="method",
+                        suffixes=("", "_nominal"))
+    table["change"] = table["accuracy"] - table["accuracy_nominal"]
+    board_view = table[["label", "accuracy", "ci_low", "ci_high", "accuracy_nominal", "change",
+                         "rank", "rank_nominal", "selective_accuracy", "coverage"]].sort_values(
+        "accuracy", ascending=False)
+    st.dataframe(
+        table_style(board_view, formats={"change": "{:+.1f}", "rank": "{:.0f}",
+                                         "rank_nominal": "{:.0f}"}),
+        hide_index=True, width="stretch", height=table_height(len(board_view)),
+        column_config={"label": "method", "accuracy": "accuracy %", "ci_low": "CI low",
+                       "ci_high": "CI high", "accuracy_nominal": "nominal %", "change": "Δ pp",
+                       "rank": "rank", "rank_nominal": "nominal rank",
+                       "selective_accuracy": "+SKIP selective %",
+                       "coverage": "+SKIP coverage %"})
+    download_table(table, stem=f"lab_{seed}_b{bias:g}_d{dropout:g}", key="lab_dl_board",
+                   what="Leaderboard")
 
-# ---------------------------------------------------------------- grid (lazy)
-grid_box = st.expander(f"The 3 × 3 bias × dropout grid on seed {seed} (≈ 5 s, computed when "
-                       "opened)", key="lab_grid_open", on_change="rerun",
-                       icon=":material/grid_view:")
-with grid_box:
-    if grid_box.open:
-        with st.spinner("Refitting 7 methods on 9 variants of the seed…", show_time=True):
-            grid = lab_grid(int(seed), ppd)
-        g1, g2 = st.columns(2)
-        g1.metric("Mean Kendall τ between variants", f"{grid['tau_mean']:.2f}",
-                  delta=f"paper {PAPER_GRID_TAU:.2f} (4 seeds)", delta_color="off",
-                  delta_arrow="off",
-                  help="τ-b of the 7 methods' accuracies for every pair of the 9 variants: "
-                       "1 = the ranking never changes.")
-        g2.metric("DSNBF beats NBF, ABF, BCF, MV and SSB-Global",
-                  f"{grid['dsnbf_wins']} of {grid['cells']} cells",
-                  delta=f"paper {PAPER_GRID_DSNBF_WINS[0]} of {PAPER_GRID_DSNBF_WINS[1]}",
-                  delta_color="off", delta_arrow="off")
-        st.plotly_chart(grid_figure(grid["mean"], GRID_METHODS), key="lab_grid",
-                        config=plotly_config(f"lab_grid_{seed}"))
-        st.caption("Each panel is one variant (rows: bias scale, columns: dropout scale); "
-                   "black ticks repeat the nominal cell. GT and μ* are recomputed in every "
-                   "variant, and every method is refitted in-distribution (spec §2.13).")
-        download_table(pd.DataFrame(grid["table"]), stem=f"grid_{seed}", key="lab_dl_grid",
-                       what="Grid")
+    # ---------------------------------------------------------------- sources
+    st.subheader("How each source's reliability moves", anchor=False)
+    st.caption("Grey: nominal. Coloured: this setting. Accuracy is the share of a source's atoms "
+               "equal to GT (95 % Wilson interval); the conflict rate is the share of its atoms "
+               "that disagree with another source's.")
+    st.plotly_chart(cached_figure("lab_sources", setting, lambda: source_shift_figure(
+                        nominal.sources, variant.sources)), key="lab_sources",
+                    config=plotly_config(f"lab_sources_{seed}"))
+    src = variant.sources.merge(nominal.sources, on="source", suffixes=("", "_nominal"))
+    src["source"] = src["source"].map(SOURCE_LABELS)
+    src["accuracy_change"] = src["accuracy"] - src["accuracy_nominal"]
+    src_cols = list(SOURCE_COLUMNS)
+    st.dataframe(table_style(src[src_cols], formats={"accuracy_change": "{:+.1f}"}),
+                 hide_index=True, width="stretch", column_config=SOURCE_COLUMNS)
+    download_table(src[src_cols], stem=f"lab_sources_{seed}_b{bias:g}_d{dropout:g}",
+                   key="lab_dl_sources", what="Sources")
+
+    # ---------------------------------------------------------------- grid (lazy)
+    grid_box = st.expander(f"The 3 × 3 bias × dropout grid on seed {seed} (≈ 5 s, computed when "
+                           "opened)", key="lab_grid_open", on_change="rerun",
+                           icon=":material/grid_view:")
+    with grid_box:
+        if grid_box.open:
+            with st.spinner("Refitting 7 methods on 9 variants of the seed…", show_time=True):
+                grid = lab_grid(int(seed), ppd)
+            g1, g2 = st.columns(2)
+            g1.metric("Mean Kendall τ between variants", f"{grid['tau_mean']:.2f}",
+                      delta=f"paper {PAPER_GRID_TAU:.2f} (4 seeds)", delta_color="off",
+                      delta_arrow="off",
+                      help="τ-b of the 7 methods' accuracies for every pair of the 9 variants: "
+                           "1 = the ranking never changes.")
+            g2.metric("DSNBF beats NBF, ABF, BCF, MV and SSB-Global",
+                      f"{grid['dsnbf_wins']} of {grid['cells']} cells",
+                      delta=f"paper {PAPER_GRID_DSNBF_WINS[0]} of {PAPER_GRID_DSNBF_WINS[1]}",
+                      delta_color="off", delta_arrow="off")
+            st.plotly_chart(cached_figure("lab_grid", (int(seed), ppd),
+                                          lambda: grid_figure(grid["mean"], GRID_METHODS)),
+                            key="lab_grid",
+                            config=plotly_config(f"lab_grid_{seed}"))
+            st.caption("Each panel is one variant (rows: bias scale, columns: dropout scale); "
+                       "black ticks repeat the nominal cell. GT and μ* are recomputed in every "
+                       "variant, and every method is refitted in-distribution (spec §2.13).")
+            download_table(pd.DataFrame(grid["table"]), stem=f"grid_{seed}", key="lab_dl_grid",
+                           what="Grid")
+
+
+lab()

@@ -7,16 +7,19 @@ the exact identity T_omit + T_fp, the four protocols of Table 3) → figures of
 ``core.figures.calibration``. Below: the same analysis on the seed-000 resolvers
 (``core.calibration.bridge``) and the real NQ-open release (``core.calibration.nq301``).
 
-URL state: every setting is a widget bound with ``bind="query-params"`` (key = parameter):
+URL state (:mod:`core.urlparams`, one validated path, read when the page opens):
 ``rr_data``, ``rr_prev`` (the prevalence π), the scenario knobs ``rr_omit``, ``rr_fmr``,
 ``rr_disc``, ``rr_judge``, the NQ-open rules ``rr_nq_a`` and ``rr_nq_b``, and the bridge's
-``rr_br_method`` and ``rr_br_ref``. Options are fixed (the bridge's methods are those of the
-store's cached run), so a bound widget suffices; a value a widget would drop gets one warning
-when the page opens. Two equal NQ-open rules are dependent on each other: the page says so and
-picks a different B.
+``rr_br_method`` and ``rr_br_ref``; a refused value gives one plain-text notice. Two equal
+NQ-open rules are dependent on each other: the page says so and picks a different B.
+
+The top panel and the bridge are ``st.fragment``s (a widget reruns only its panel); the
+analyses and figures are cached across sessions by the widget values.
 """
 
 from __future__ import annotations
+
+import pages._shared.preload  # noqa: F401  (first: imports everything in one order)
 
 import numpy as np
 import pandas as pd
@@ -35,7 +38,6 @@ from core.calibration.nq301 import (
     prevalence_shift,
     system_accuracy,
 )
-from core.calibration.scenario import DEFAULT_SCENARIO
 from core.figures.calibration import (
     bridge_figure,
     brier_gap_figure,
@@ -46,14 +48,17 @@ from core.figures.calibration import (
 from core.figures.style import METHOD_SHORT
 from core.store import StoreError
 from core.testbed.questions import SOURCE_LABELS, SOURCES
+from core.urlparams import ChoiceParam, NumberParam
 from pages._shared import (
-    choice_param,
     ensure_store,
-    number_param,
+    open_page,
     store_guard,
     store_stamp,
-    warn_bad_bound_params,
+    url_segmented,
+    url_select,
+    url_slider,
 )
+from pages._shared.cache import cached_figure, cached_result
 from pages._shared.seed003 import (
     BRIDGE_METHODS,
     NQ_CONSTANT_RULES,
@@ -101,213 +106,230 @@ st.caption(
     "moves the winner (seed 003 §5.2)."
 )
 
-warn_bad_bound_params([
-    choice_param("rr_data", "data choice", list(DATA.values())),
-    number_param("rr_prev", "prevalence", 0.0, 1.0),
-    *scenario_params("rr"),
-    choice_param("rr_nq_a", "rule A", list(NQ_A)),
-    choice_param("rr_nq_b", "rule B", list(NQ_B)),
-    choice_param("rr_br_method", "resolver", [METHOD_SHORT[m] for m in BRIDGE_METHODS]),
-    choice_param("rr_br_ref", "reference source", [SOURCE_LABELS[s] for s in SOURCES]),
-])
-
-top1, top2 = st.columns([1, 3])
-with top1:
-    data = st.segmented_control(
-        "Data", list(DATA), default="scenario", required=True, key="rr_data",
-        bind="query-params", format_func=DATA.get,
-        help="Scenario: seed 003's synthetic belief stores, native vs EG. NQ-open: 1,490 real "
-             "answers, cross-system agreement vs a constant (or any pair).")
-with top2:
-    prev = float(st.slider(
-        "Prevalence π of the label you score against", 0.0, 1.0, 0.78, 0.01, key="rr_prev",
-        bind="query-params", format="%.2f",
-        help="Move it across the crossover (a + b)/2 and watch the selected rule flip. "
-             "Seed 003: .295 under the reference, .783 under adjudicated truth."))
-
-if data == "scenario":
-    o1, o2 = st.columns([1, 3])
-    with o2:
-        knobs = scenario_controls("rr", knobs=("omit",))
-    with o1:
-        st.caption("The **omission rate** moves Z (and E[Z]); truth Y stays fixed.")
-    with st.expander("More scenario settings"):
-        more = scenario_controls("rr", knobs=("fmr", "disc", "judge"), columns=3)
-    knobs = {**more, "omission_rate": knobs["omission_rate"]}
-    frame = load_scenario(**knobs)
-    rule_a, rule_b = "native", "eg"
-    names = ("native", "EG")
-    ca, cb = frame["native"].to_numpy(float), frame["eg"].to_numpy(float)
-    y, z = frame["y"].to_numpy(float), frame["z"].to_numpy(float)
-    w = frame["weight"].to_numpy(float)
-    default_knobs = all(np.isclose(v, getattr(DEFAULT_SCENARIO, k)) for k, v in knobs.items())
-    unit = f"{len(frame)} beliefs, sampling-weighted"
-else:
-    with store_guard():
-        try:
-            answers = load_nq_rules(str(path), stamp)
-        except StoreError as exc:
-            st.error(f"The NQ-open case is not available: {exc}", icon=":material/database:")
-            st.stop()
-    n1, n2, n3 = st.columns([1, 1, 2])
-    with n1:
-        rule_a = st.selectbox("Rule A", list(NQ_A), index=0, key="rr_nq_a",
-                              bind="query-params",
-                              help="agreement: the share of the 12 systems giving the same "
-                                   "normalised answer; agree@m: its logit shift to mean m.")
-    with n2:
-        rule_b = st.selectbox("Rule B", list(NQ_B), index=NQ_B.index("const@0.50"),
-                              key="rr_nq_b", bind="query-params",
-                              help="A constant, or another location of agreement.")
-    if rule_a == rule_b:
-        other = "const@0.50" if rule_a != "const@0.50" else "agreement"
-        st.warning(f"Rule A and rule B are both {rule_a}; comparing {rule_a} with {other} "
-                   "instead.", icon=":material/warning:")
-        rule_b = other
-    with n3:
-        st.caption("On real data the omission is what it is: exact match misses paraphrases "
-                   "and extra detail the humans accept.")
-    names = (rule_a, rule_b)
-    ca, cb = answers[rule_a].to_numpy(float), answers[rule_b].to_numpy(float)
-    y, z = answers["y"].to_numpy(float), answers["z"].to_numpy(float)
-    w = None
-    default_knobs = False
-    unit = f"{len(answers):,} human-labelled answers"
-
-a_name, b_name = names
-a_mean, b_mean = float(np.average(ca, weights=w)), float(np.average(cb, weights=w))
-mid = crossover_prevalence(a_mean, b_mean)
-grid = np.linspace(0.0, 1.0, 201)
-exact = np.array([brier_gap_constant(a_mean, b_mean, g) for g in grid])
-curve = brier_gap_curve(ca, cb, y, prevalences=grid, weights=w, mode="flip")
-dec = label_source_decomposition(ca, cb, y, z, weights=w)
-pz, py = float(np.average(z, weights=w)), float(np.average(y, weights=w))
-g_exact = brier_gap_constant(a_mean, b_mean, prev)
-g_meas = float(brier_gap_curve(ca, cb, y, prevalences=[prev], weights=w, mode="flip").gap[0])
+P_DATA = ChoiceParam("rr_data", "data choice", tuple(DATA), default="scenario",
+                     tokens=tuple(DATA.values()))
+P_PREV = NumberParam("rr_prev", "prevalence", 0.0, 1.0, 0.01, 0.78)
+P_A = ChoiceParam("rr_nq_a", "rule A", NQ_A, default=NQ_A[0])
+P_B = ChoiceParam("rr_nq_b", "rule B", NQ_B, default="const@0.50")
+P_METHOD = ChoiceParam("rr_br_method", "resolver", BRIDGE_METHODS, default=BRIDGE_METHODS[0],
+                       tokens=tuple(METHOD_SHORT[m] for m in BRIDGE_METHODS))
+P_REF = ChoiceParam("rr_br_ref", "reference source", SOURCES, default="daily_self_report",
+                    tokens=tuple(SOURCE_LABELS[s] for s in SOURCES))
+open_page("ranking", [P_DATA, P_PREV, *scenario_params("rr"), P_A, P_B, P_METHOD, P_REF])
 
 
-def pick(gap: float) -> str:
-    """The rule with the lower Brier risk (gap = R(A) − R(B); |gap| < 1e-12 is a tie)."""
-    if abs(gap) < 1e-12:
-        return "tie"
-    return a_name if gap < 0 else b_name
+def gap_analysis(ca, cb, y, z, w) -> dict:
+    """Everything the top panel shows that does not depend on π (cached by the caller)."""
+    a_mean, b_mean = float(np.average(ca, weights=w)), float(np.average(cb, weights=w))
+    grid = np.linspace(0.0, 1.0, 201)
+    return {"a_mean": a_mean, "b_mean": b_mean, "mid": crossover_prevalence(a_mean, b_mean),
+            "grid": grid,
+            "exact": np.array([brier_gap_constant(a_mean, b_mean, g) for g in grid]),
+            "curve": brier_gap_curve(ca, cb, y, prevalences=grid, weights=w, mode="flip"),
+            "dec": label_source_decomposition(ca, cb, y, z, weights=w),
+            "pz": float(np.average(z, weights=w)), "py": float(np.average(y, weights=w))}
 
 
-# ---------------------------------------------------------------- the verdict
-with st.container(key="rr_verdict"):
-    v1, v2, v3, v4 = st.columns(4)
-    v1.metric("Brier selects (criterion)", pick(g_exact), border=True,
-              delta=f"π = {prev:.2f} {'>' if prev > mid else '<' if prev < mid else '='} "
-                    f"{mid:.3f}", **INFO,
-              help="Two constant rules at the means a and b: R(a) − R(b) = "
-                   "(a − b)(a + b − 2π), zero at π = (a + b)/2. Exact for constant rules; "
-                   "for rules that discriminate, a shortcut.")
-    v2.metric("Brier, these rules (measured)", pick(g_meas), border=True,
-              delta=f"gap {g_meas:+.3f} at π = {prev:.2f}", **INFO,
-              help="The rules themselves, with labels thinned (or added) at random until the "
-                   "prevalence is π.")
-    v3.metric("Crossover (a + b)/2", f"{mid:.3f}", border=True,
-              delta=(f"measured {curve.crossover:.3f}" if np.isfinite(curve.crossover)
-                     else "measured: none in [0, 1]"), **INFO,
-              help=f"a = E[{a_name}] = {a_mean:.3f}, b = E[{b_name}] = {b_mean:.3f}.")
-    v4.metric("Prevalence E[Z] → E[Y]", f"{pz:.3f} → {py:.3f}", border=True,
-              delta=f"{py - pz:+.3f} restored by truth", **INFO,
-              help="Reference-derived label Z (unmatched = false) against truth Y on the same "
-                   "items.")
-    st.markdown(f"At **π = {prev:.2f}** a proper score selects **{pick(g_exact)}** by the "
-                f"crossover criterion and **{pick(g_meas)}** on the rules as they are. Under "
-                f"the reference (E[Z] = {pz:.3f}) it selects **{pick(dec.gap_z)}**; under "
-                f"truth (E[Y] = {py:.3f}) **{pick(dec.gap_y)}**"
-                + (" — the ranking **reverses**." if dec.reverses else "."))
+@st.fragment
+def main_panel() -> None:
+    """Data, prevalence, rules and the verdict, curve, identity and protocols they give."""
+    top1, top2 = st.columns([1, 3])
+    with top1:
+        data = url_segmented(
+            P_DATA, "Data", format_func=DATA.get,
+            help="Scenario: seed 003's synthetic belief stores, native vs EG. NQ-open: 1,490 real "
+                 "answers, cross-system agreement vs a constant (or any pair).")
+    with top2:
+        prev = float(url_slider(
+            P_PREV, "Prevalence π of the label you score against", format="%.2f",
+            help="Move it across the crossover (a + b)/2 and watch the selected rule flip. "
+                 "Seed 003: .295 under the reference, .783 under adjudicated truth."))
 
-fig = brier_gap_figure(prevalences=grid, exact_gap=exact, midpoint=mid, names=names,
-                       measured_gap=curve.gap, measured_crossover=curve.crossover,
-                       prevalence_z=pz, prevalence_y=py, gap_z=dec.gap_z, gap_y=dec.gap_y,
-                       current=prev, colors={a_name: COLORS[rule_a], b_name: COLORS[rule_b]},
-                       title=f"Brier gap of {a_name} and {b_name} against prevalence ({unit})")
-show_figure(fig, key="rr_gap", stem=f"brier_gap_{data}", alt="Brier gap against prevalence")
-st.caption(
-    f"**Exact (solid):** for two constant rules at the means a = {a_mean:.3f} and "
-    f"b = {b_mean:.3f}, R(a) − R(b) = (a − b)(a + b − 2π), so they swap rank exactly at "
-    f"(a + b)/2 = {mid:.3f}. **Measured (dashed):** the rules themselves, the labels thinned "
-    "or added at random to reach π; it crosses zero at "
-    + (f"{curve.crossover:.3f}" if np.isfinite(curve.crossover) else "no point in [0, 1]")
-    + f" ({curve.deviation:+.3f} from the midpoint) because the rules also discriminate a "
-      "little. **The diamonds** are the real label sources: their gaps are exact (Eq. 1) and "
-      "sit off the dashed line when omission is not at random."
-)
-gap_table = pd.DataFrame({"prevalence": grid, "gap_constant_rules": exact,
-                          "gap_measured": curve.gap})
-download_row(key="rr_dl_gap", stem=f"brier_gap_{data}", frame=gap_table, fig=fig,
-             what="Curve")
+    if data == "scenario":
+        o1, o2 = st.columns([1, 3])
+        with o2:
+            knobs = scenario_controls("rr", knobs=("omit",))
+        with o1:
+            st.caption("The **omission rate** moves Z (and E[Z]); truth Y stays fixed.")
+        with st.expander("More scenario settings"):
+            more = scenario_controls("rr", knobs=("fmr", "disc", "judge"), columns=3)
+        knobs = {**more, "omission_rate": knobs["omission_rate"]}
+        frame = load_scenario(**knobs)
+        rule_a, rule_b = "native", "eg"
+        names = ("native", "EG")
+        ca, cb = frame["native"].to_numpy(float), frame["eg"].to_numpy(float)
+        y, z = frame["y"].to_numpy(float), frame["z"].to_numpy(float)
+        w = frame["weight"].to_numpy(float)
+        unit = f"{len(frame)} beliefs, sampling-weighted"
+        data_key = ("scenario", *sorted(knobs.items()))
+    else:
+        with store_guard():
+            try:
+                answers = load_nq_rules(str(path), stamp)
+            except StoreError as exc:
+                st.error(f"The NQ-open case is not available: {exc}", icon=":material/database:")
+                st.stop()
+        n1, n2, n3 = st.columns([1, 1, 2])
+        with n1:
+            rule_a = url_select(P_A, "Rule A",
+                                  help="agreement: the share of the 12 systems giving the same "
+                                       "normalised answer; agree@m: its logit shift to mean m.")
+        with n2:
+            rule_b = url_select(P_B, "Rule B",
+                                  help="A constant, or another location of agreement.")
+        if rule_a == rule_b:
+            other = "const@0.50" if rule_a != "const@0.50" else "agreement"
+            st.warning(f"Rule A and rule B are both {rule_a}; comparing {rule_a} with {other} "
+                       "instead.", icon=":material/warning:")
+            rule_b = other
+        with n3:
+            st.caption("On real data the omission is what it is: exact match misses paraphrases "
+                       "and extra detail the humans accept.")
+        names = (rule_a, rule_b)
+        ca, cb = answers[rule_a].to_numpy(float), answers[rule_b].to_numpy(float)
+        y, z = answers["y"].to_numpy(float), answers["z"].to_numpy(float)
+        w = None
+        unit = f"{len(answers):,} human-labelled answers"
+        data_key = ("nq", str(path), stamp, rule_a, rule_b)
 
-# ---------------------------------------------------------------- the identity
-st.subheader("What moved the gap: omitted truths and false matches", anchor=False)
-i1, i2 = st.columns([3, 2])
-with i1:
-    wf = label_source_figure(gap_y=dec.gap_y, t_omit=dec.t_omit, t_fp=dec.t_fp,
-                             gap_z=dec.gap_z, names=names,
-                             title="Eq. (1)–(2): gap under Y + T_omit + T_fp = gap under Z")
-    show_figure(wf, key="rr_identity", stem=f"label_source_{data}",
-                alt="Label-source decomposition as a waterfall")
-with i2:
-    m1, m2 = st.columns(2)
-    m1.metric("T_omit (omitted truths)", f"{dec.t_omit:+.3f}", border=True,
-              help="2·E[(C_A − C_B)·1{Y = 1, Z = 0}]: true items the reference left unmatched.")
-    m2.metric("T_fp (false matches)", f"{dec.t_fp:+.3f}", border=True,
-              help="−2·E[(C_A − C_B)·1{Y = 0, Z = 1}]: false items the matcher paired.")
-    m3, m4 = st.columns(2)
-    m3.metric("Unmatched but true", f"{dec.omit_share:.1%}", border=True,
-              help="Weighted share of items with Y = 1 and Z = 0.")
-    m4.metric("Restoration fraction q*", f"{dec.q_star:.3f}" if np.isfinite(dec.q_star)
-              else "—", border=True,
-              help="Relabelling this share of the omitted truths as true brings the reference "
-                   "gap to a tie (seed Table 4: .570).")
+    a_name, b_name = names
+    an = cached_result("rr_gap", data_key, lambda: gap_analysis(ca, cb, y, z, w))
+    a_mean, b_mean, mid, grid, exact = an["a_mean"], an["b_mean"], an["mid"], an["grid"], \
+        an["exact"]
+    curve, dec, pz, py = an["curve"], an["dec"], an["pz"], an["py"]
+    g_exact = brier_gap_constant(a_mean, b_mean, prev)
+    g_meas = float(brier_gap_curve(ca, cb, y, prevalences=[prev], weights=w, mode="flip").gap[0])
+
+
+    def pick(gap: float) -> str:
+        """The rule with the lower Brier risk (gap = R(A) − R(B); |gap| < 1e-12 is a tie)."""
+        if abs(gap) < 1e-12:
+            return "tie"
+        return a_name if gap < 0 else b_name
+
+
+    # ---------------------------------------------------------------- the verdict
+    with st.container(key="rr_verdict"):
+        v1, v2, v3, v4 = st.columns(4)
+        v1.metric("Brier selects (criterion)", pick(g_exact), border=True,
+                  delta=f"π = {prev:.2f} {'>' if prev > mid else '<' if prev < mid else '='} "
+                        f"{mid:.3f}", **INFO,
+                  help="Two constant rules at the means a and b: R(a) − R(b) = "
+                       "(a − b)(a + b − 2π), zero at π = (a + b)/2. Exact for constant rules; "
+                       "for rules that discriminate, a shortcut.")
+        v2.metric("Brier, these rules (measured)", pick(g_meas), border=True,
+                  delta=f"gap {g_meas:+.3f} at π = {prev:.2f}", **INFO,
+                  help="The rules themselves, with labels thinned (or added) at random until the "
+                       "prevalence is π.")
+        v3.metric("Crossover (a + b)/2", f"{mid:.3f}", border=True,
+                  delta=(f"measured {curve.crossover:.3f}" if np.isfinite(curve.crossover)
+                         else "measured: none in [0, 1]"), **INFO,
+                  help=f"a = E[{a_name}] = {a_mean:.3f}, b = E[{b_name}] = {b_mean:.3f}.")
+        v4.metric("Prevalence E[Z] → E[Y]", f"{pz:.3f} → {py:.3f}", border=True,
+                  delta=f"{py - pz:+.3f} restored by truth", **INFO,
+                  help="Reference-derived label Z (unmatched = false) against truth Y on the same "
+                       "items.")
+        st.markdown(f"At **π = {prev:.2f}** a proper score selects **{pick(g_exact)}** by the "
+                    f"crossover criterion and **{pick(g_meas)}** on the rules as they are. Under "
+                    f"the reference (E[Z] = {pz:.3f}) it selects **{pick(dec.gap_z)}**; under "
+                    f"truth (E[Y] = {py:.3f}) **{pick(dec.gap_y)}**"
+                    + (" — the ranking **reverses**." if dec.reverses else "."))
+
+    fig = cached_figure("rr_gap", (*data_key, prev), lambda: brier_gap_figure(
+        prevalences=grid, exact_gap=exact, midpoint=mid, names=names,
+                           measured_gap=curve.gap, measured_crossover=curve.crossover,
+                           prevalence_z=pz, prevalence_y=py, gap_z=dec.gap_z, gap_y=dec.gap_y,
+                           current=prev, colors={a_name: COLORS[rule_a], b_name: COLORS[rule_b]},
+                           title=f"Brier gap of {a_name} and {b_name} against prevalence "
+                                 f"({unit})"))
+    show_figure(fig, key="rr_gap", stem=f"brier_gap_{data}", alt="Brier gap against prevalence")
     st.caption(
-        f"The identity is exact for any two rules (residual {dec.identity_residual:.1e}); "
-        "only the Brier score decomposes this way — ECE is not decomposable, so an ECE "
-        "reversal is only measured. Here A = "
-        f"{a_name}, B = {b_name}, gap = R(A) − R(B)."
-        + (" Seed 003 Table 4 reports R(EG) − R(native): T_omit −.397, T_fp +.019, total "
-           "−.379 — the opposite sign convention." if data == "scenario" else ""))
-ident = pd.DataFrame([{"rule_a": a_name, "rule_b": b_name, "gap_y": dec.gap_y,
-                       "t_omit": dec.t_omit, "t_fp": dec.t_fp, "gap_z": dec.gap_z,
-                       "identity_residual": dec.identity_residual,
-                       "omit_share": dec.omit_share, "fp_share": dec.fp_share,
-                       "q_star": dec.q_star, "prevalence_z": pz, "prevalence_y": py,
-                       "mean_a": a_mean, "mean_b": b_mean, "crossover": mid}])
-download_row(key="rr_dl_identity", stem=f"label_source_{data}", frame=ident, fig=wf,
-             what="Decomposition")
-
-# ---------------------------------------------------------------- protocols
-st.subheader("Four scoring protocols (seed 003 Table 3)", anchor=False)
-if data == "scenario":
-    prot = scoring_protocols(ca, cb, y, z, frame["matched"], frame["in_reference"],
-                             weights=w).to_frame()
-    pick_name = {"A": a_name, "B": b_name, "tie": "tie", "none": "—"}
-    ptab = pd.DataFrame({
-        "protocol": [PROTOCOL_NAMES[p] for p in prot["protocol"]],
-        "items scored": prot["n"], f"Brier {a_name}": prot["brier_a"],
-        f"Brier {b_name}": prot["brier_b"],
-        "selects": [pick_name[s] for s in prot["selects"]],
-        "seed 003 frame": [TABLE3[p][0] for p in prot["protocol"]],
-        "seed 003 selects": [TABLE3[p][1] for p in prot["protocol"]]})
-    st.dataframe(ptab, hide_index=True, width="stretch",
-                 column_config={f"Brier {a_name}": NUM3, f"Brier {b_name}": NUM3})
-    st.caption(
-        "The rules stay fixed; only what gets scored, and against what, changes. Only "
-        "unmatched-as-false imputes falsehood from not matching, and it is the protocol that "
-        "can select the other rule. Matched-only sets unmatched output aside (IR's "
-        "condensed lists) but scores a mostly-correct selected set, so it cannot estimate "
-        "absolute calibration. Here all four score subsets of one frame; the seed's middle "
-        "rows used other units."
+        f"**Exact (solid):** for two constant rules at the means a = {a_mean:.3f} and "
+        f"b = {b_mean:.3f}, R(a) − R(b) = (a − b)(a + b − 2π), so they swap rank exactly at "
+        f"(a + b)/2 = {mid:.3f}. **Measured (dashed):** the rules themselves, the labels thinned "
+        "or added at random to reach π; it crosses zero at "
+        + (f"{curve.crossover:.3f}" if np.isfinite(curve.crossover) else "no point in [0, 1]")
+        + f" ({curve.deviation:+.3f} from the midpoint) because the rules also discriminate a "
+          "little. **The diamonds** are the real label sources: their gaps are exact (Eq. 1) and "
+          "sit off the dashed line when omission is not at random."
     )
-    download_row(key="rr_dl_protocols", stem="scoring_protocols", frame=ptab,
-                 what="Protocols")
-else:
-    st.info("Table 3's protocols need the matcher's flags (matched, in the reference), which "
-            "only the synthetic scenario records. Switch Data to Scenario.",
-            icon=":material/info:")
+    gap_table = pd.DataFrame({"prevalence": grid, "gap_constant_rules": exact,
+                              "gap_measured": curve.gap})
+    download_row(key="rr_dl_gap", stem=f"brier_gap_{data}", frame=gap_table, fig=fig,
+                 what="Curve")
+
+    # ---------------------------------------------------------------- the identity
+    st.subheader("What moved the gap: omitted truths and false matches", anchor=False)
+    i1, i2 = st.columns([3, 2])
+    with i1:
+        wf = cached_figure("rr_identity", data_key, lambda: label_source_figure(
+            gap_y=dec.gap_y, t_omit=dec.t_omit, t_fp=dec.t_fp, gap_z=dec.gap_z, names=names,
+            title="Eq. (1)–(2): gap under Y + T_omit + T_fp = gap under Z"))
+        show_figure(wf, key="rr_identity", stem=f"label_source_{data}",
+                    alt="Label-source decomposition as a waterfall")
+    with i2:
+        m1, m2 = st.columns(2)
+        m1.metric("T_omit (omitted truths)", f"{dec.t_omit:+.3f}", border=True,
+                  help="2·E[(C_A − C_B)·1{Y = 1, Z = 0}]: true items the reference left unmatched.")
+        m2.metric("T_fp (false matches)", f"{dec.t_fp:+.3f}", border=True,
+                  help="−2·E[(C_A − C_B)·1{Y = 0, Z = 1}]: false items the matcher paired.")
+        m3, m4 = st.columns(2)
+        m3.metric("Unmatched but true", f"{dec.omit_share:.1%}", border=True,
+                  help="Weighted share of items with Y = 1 and Z = 0.")
+        m4.metric("Restoration fraction q*", f"{dec.q_star:.3f}" if np.isfinite(dec.q_star)
+                  else "—", border=True,
+                  help="Relabelling this share of the omitted truths as true brings the reference "
+                       "gap to a tie (seed Table 4: .570).")
+        st.caption(
+            f"The identity is exact for any two rules (residual {dec.identity_residual:.1e}); "
+            "only the Brier score decomposes this way — ECE is not decomposable, so an ECE "
+            "reversal is only measured. Here A = "
+            f"{a_name}, B = {b_name}, gap = R(A) − R(B)."
+            + (" Seed 003 Table 4 reports R(EG) − R(native): T_omit −.397, T_fp +.019, total "
+               "−.379 — the opposite sign convention." if data == "scenario" else ""))
+    ident = pd.DataFrame([{"rule_a": a_name, "rule_b": b_name, "gap_y": dec.gap_y,
+                           "t_omit": dec.t_omit, "t_fp": dec.t_fp, "gap_z": dec.gap_z,
+                           "identity_residual": dec.identity_residual,
+                           "omit_share": dec.omit_share, "fp_share": dec.fp_share,
+                           "q_star": dec.q_star, "prevalence_z": pz, "prevalence_y": py,
+                           "mean_a": a_mean, "mean_b": b_mean, "crossover": mid}])
+    download_row(key="rr_dl_identity", stem=f"label_source_{data}", frame=ident, fig=wf,
+                 what="Decomposition")
+
+    # ---------------------------------------------------------------- protocols
+    st.subheader("Four scoring protocols (seed 003 Table 3)", anchor=False)
+    if data == "scenario":
+        prot = scoring_protocols(ca, cb, y, z, frame["matched"], frame["in_reference"],
+                                 weights=w).to_frame()
+        pick_name = {"A": a_name, "B": b_name, "tie": "tie", "none": "—"}
+        ptab = pd.DataFrame({
+            "protocol": [PROTOCOL_NAMES[p] for p in prot["protocol"]],
+            "items scored": prot["n"], f"Brier {a_name}": prot["brier_a"],
+            f"Brier {b_name}": prot["brier_b"],
+            "selects": [pick_name[s] for s in prot["selects"]],
+            "seed 003 frame": [TABLE3[p][0] for p in prot["protocol"]],
+            "seed 003 selects": [TABLE3[p][1] for p in prot["protocol"]]})
+        st.dataframe(ptab, hide_index=True, width="stretch",
+                     column_config={f"Brier {a_name}": NUM3, f"Brier {b_name}": NUM3})
+        st.caption(
+            "The rules stay fixed; only what gets scored, and against what, changes. Only "
+            "unmatched-as-false imputes falsehood from not matching, and it is the protocol that "
+            "can select the other rule. Matched-only sets unmatched output aside (IR's "
+            "condensed lists) but scores a mostly-correct selected set, so it cannot estimate "
+            "absolute calibration. Here all four score subsets of one frame; the seed's middle "
+            "rows used other units."
+        )
+        download_row(key="rr_dl_protocols", stem="scoring_protocols", frame=ptab,
+                     what="Protocols")
+    else:
+        st.info("Table 3's protocols need the matcher's flags (matched, in the reference), which "
+                "only the synthetic scenario records. Switch Data to Scenario.",
+                icon=":material/info:")
+
+
+
+main_panel()
+
 
 # ---------------------------------------------------------------- bridge
 st.header("The same reversal in a memory-agent evaluation")
@@ -319,67 +341,72 @@ st.caption(
     "equals one source's readout taken as a finite reference — a missing or different "
     "readout counts as false."
 )
-b1, b2 = st.columns(2)
-with b1:
-    method = st.selectbox("Resolver (rule A)", list(BRIDGE_METHODS), key="rr_br_method",
-                          bind="query-params", format_func=lambda m: METHOD_SHORT.get(m, m))
-with b2:
-    ref = st.selectbox("Reference source (for Z)", list(SOURCES),
-                       index=SOURCES.index("daily_self_report"), key="rr_br_ref",
-                       bind="query-params", format_func=SOURCE_LABELS.get)
-try:
-    with store_guard():
-        _, analysis = load_bridge(str(path), stamp, method, ref)
-except (StoreError, ValueError) as exc:
-    st.info(f"No resolver predictions to bridge: {exc}", icon=":material/database:")
-else:
-    analysis = analysis.assign(predicted=[
-        bool(min(pz_, py_) < c_ < max(pz_, py_)) for pz_, py_, c_ in
-        zip(analysis["prevalence_z"], analysis["prevalence_y"], analysis["crossover"],
-            strict=True)])
-    overall = analysis.iloc[0]
-    fam = analysis.iloc[1:]
-    k1, k2, k3, k4 = st.columns(4)
-    k1.metric("E[Z] → E[Y] (all questions)",
-              f"{overall['prevalence_z']:.3f} → {overall['prevalence_y']:.3f}", border=True)
-    k2.metric("Crossover (all questions)", f"{overall['crossover']:.3f}", border=True,
-              help=f"a = E[{METHOD_SHORT[method]}] = {overall['mean_a']:.3f}, b = E[tier prior]"
-                   f" = {overall['mean_b']:.3f}.")
-    k3.metric("Families that reverse", f"{int(fam['reverses'].sum())} of {len(fam)}",
-              border=True, delta=("overall reverses" if overall["reverses"]
-                                  else "overall does not"), **INFO)
-    k4.metric("Criterion right", f"{int((fam['predicted'] == fam['reverses']).sum())} of "
-                                 f"{len(fam)}", border=True,
-              help="Predicted reversal: the crossover lies between E[Z] and E[Y].")
-    bfig = bridge_figure(analysis, names=(METHOD_SHORT[method], "tier prior"),
-                         title=f"{METHOD_SHORT[method]} vs the source-tier prior, Z = "
-                               f"{SOURCE_LABELS[ref]}")
-    show_figure(bfig, key="rr_bridge", stem=f"bridge_{method}_{ref}",
-                alt="Bridge gaps per family")
-    btab = analysis[["label", "n", "prevalence_y", "prevalence_z", "mean_a", "mean_b",
-                     "crossover", "gap_y", "gap_z", "t_omit", "t_fp", "reverses",
-                     "predicted"]]
-    st.dataframe(btab, hide_index=True, width="stretch",
-                 column_config={
-                     "label": "family",
-                     "prevalence_y": st.column_config.NumberColumn("E[Y]", format="%.3f"),
-                     "prevalence_z": st.column_config.NumberColumn("E[Z]", format="%.3f"),
-                     "mean_a": st.column_config.NumberColumn("mean A", format="%.3f"),
-                     "mean_b": st.column_config.NumberColumn("mean B", format="%.3f"),
-                     "crossover": st.column_config.NumberColumn("(a + b)/2", format="%.3f"),
-                     "gap_y": st.column_config.NumberColumn("gap under Y", format="%+.3f"),
-                     "gap_z": st.column_config.NumberColumn("gap under Z", format="%+.3f"),
-                     "t_omit": st.column_config.NumberColumn("T_omit", format="%+.3f"),
-                     "t_fp": st.column_config.NumberColumn("T_fp", format="%+.3f"),
-                     "predicted": "criterion predicts"})
-    st.caption(
-        "Where it reverses is where the reference is poor: families whose questions that "
-        "source answers badly (or not at all) collapse E[Z], and the resolver's high posterior "
-        "is then punished as over-confidence. Gaps are R(A) − R(B), negative favours the "
-        "resolver; the identity splits each change exactly into T_omit and T_fp."
-    )
-    download_row(key="rr_dl_bridge", stem=f"bridge_{method}_{ref}", frame=btab, fig=bfig,
-                 what="Bridge")
+@st.fragment
+def bridge_panel() -> None:
+    """The resolver and reference choice and the bridge analysis they give."""
+    b1, b2 = st.columns(2)
+    with b1:
+        method = url_select(P_METHOD, "Resolver (rule A)",
+                            format_func=lambda m: METHOD_SHORT.get(m, m))
+    with b2:
+        ref = url_select(P_REF, "Reference source (for Z)", format_func=SOURCE_LABELS.get)
+    try:
+        with store_guard():
+            _, analysis = load_bridge(str(path), stamp, method, ref)
+    except (StoreError, ValueError) as exc:
+        st.info(f"No resolver predictions to bridge: {exc}", icon=":material/database:")
+    else:
+        analysis = analysis.assign(predicted=[
+            bool(min(pz_, py_) < c_ < max(pz_, py_)) for pz_, py_, c_ in
+            zip(analysis["prevalence_z"], analysis["prevalence_y"], analysis["crossover"],
+                strict=True)])
+        overall = analysis.iloc[0]
+        fam = analysis.iloc[1:]
+        k1, k2, k3, k4 = st.columns(4)
+        k1.metric("E[Z] → E[Y] (all questions)",
+                  f"{overall['prevalence_z']:.3f} → {overall['prevalence_y']:.3f}", border=True)
+        k2.metric("Crossover (all questions)", f"{overall['crossover']:.3f}", border=True,
+                  help=f"a = E[{METHOD_SHORT[method]}] = {overall['mean_a']:.3f}, b = E[tier prior]"
+                       f" = {overall['mean_b']:.3f}.")
+        k3.metric("Families that reverse", f"{int(fam['reverses'].sum())} of {len(fam)}",
+                  border=True, delta=("overall reverses" if overall["reverses"]
+                                      else "overall does not"), **INFO)
+        k4.metric("Criterion right", f"{int((fam['predicted'] == fam['reverses']).sum())} of "
+                                     f"{len(fam)}", border=True,
+                  help="Predicted reversal: the crossover lies between E[Z] and E[Y].")
+        bfig = cached_figure("rr_bridge", (str(path), stamp, method, ref), lambda: bridge_figure(
+            analysis, names=(METHOD_SHORT[method], "tier prior"),
+            title=f"{METHOD_SHORT[method]} vs the source-tier prior, Z = {SOURCE_LABELS[ref]}"))
+        show_figure(bfig, key="rr_bridge", stem=f"bridge_{method}_{ref}",
+                    alt="Bridge gaps per family")
+        btab = analysis[["label", "n", "prevalence_y", "prevalence_z", "mean_a", "mean_b",
+                         "crossover", "gap_y", "gap_z", "t_omit", "t_fp", "reverses",
+                         "predicted"]]
+        st.dataframe(btab, hide_index=True, width="stretch",
+                     column_config={
+                         "label": "family",
+                         "prevalence_y": st.column_config.NumberColumn("E[Y]", format="%.3f"),
+                         "prevalence_z": st.column_config.NumberColumn("E[Z]", format="%.3f"),
+                         "mean_a": st.column_config.NumberColumn("mean A", format="%.3f"),
+                         "mean_b": st.column_config.NumberColumn("mean B", format="%.3f"),
+                         "crossover": st.column_config.NumberColumn("(a + b)/2", format="%.3f"),
+                         "gap_y": st.column_config.NumberColumn("gap under Y", format="%+.3f"),
+                         "gap_z": st.column_config.NumberColumn("gap under Z", format="%+.3f"),
+                         "t_omit": st.column_config.NumberColumn("T_omit", format="%+.3f"),
+                         "t_fp": st.column_config.NumberColumn("T_fp", format="%+.3f"),
+                         "predicted": "criterion predicts"})
+        st.caption(
+            "Where it reverses is where the reference is poor: families whose questions that "
+            "source answers badly (or not at all) collapse E[Z], and the resolver's high posterior "
+            "is then punished as over-confidence. Gaps are R(A) − R(B), negative favours the "
+            "resolver; the identity splits each change exactly into T_omit and T_fp."
+        )
+        download_row(key="rr_dl_bridge", stem=f"bridge_{method}_{ref}", frame=btab, fig=bfig,
+                     what="Bridge")
+
+
+
+bridge_panel()
 
 # ---------------------------------------------------------------- NQ-open
 st.header("The real NQ-open case")
@@ -390,9 +417,9 @@ try:
 except StoreError as exc:
     st.info(f"The NQ-open case is not available: {exc}", icon=":material/database:")
     st.stop()
-shift = prevalence_shift(items, items=nq_answers)
-acc = system_accuracy(items)
-auc = agreement_auroc(nq_answers, frame=items)
+shift, acc, auc = cached_result("rr_nq", (str(path), stamp), lambda: (
+    prevalence_shift(items, items=nq_answers), system_accuracy(items),
+    agreement_auroc(nq_answers, frame=items)))
 ans_row = shift.iloc[0]
 seed = SEED_003_NQ301
 q1, q2, q3, q4 = st.columns(4)
@@ -413,7 +440,8 @@ q4.metric("Reversals among the 21 pairs", f"{pairs.n_reversals} / {len(pairs.pai
                f"intervals excluding zero (seed {seed.reversals_both_intervals_exclude_zero}).")
 s1, s2 = st.columns([1, 1])
 with s1:
-    afig = system_accuracy_figure(acc, title="12 systems: exact match against humans")
+    afig = cached_figure("rr_systems", (str(path), stamp), lambda: system_accuracy_figure(
+        acc, title="12 systems: exact match against humans"))
     show_figure(afig, key="rr_systems", stem="nq301_systems", alt="System accuracy dumbbell")
 with s2:
     st.dataframe(acc[["system", "em_accuracy_labelled", "human_accuracy", "gain", "rank_em",

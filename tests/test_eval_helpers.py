@@ -1,5 +1,5 @@
-"""Pure helpers behind the evaluation pages: what-broke sentences, threshold metrics, URL
-checks, the shared bootstrap weights and the SQL atom lookup."""
+"""Pure helpers behind the evaluation pages: what-broke sentences, threshold metrics, the
+shared bootstrap weights and the SQL atom lookup (URL parsing: ``test_urlparams.py``)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,6 @@ from core.evaluation.run import run_testbed
 from core.evaluation.selective import SKIP_METHODS, SKIP_RULE_NOTES, threshold_metrics
 from core.testbed.config import TestbedConfig
 from core.testbed.generate import generate
-from pages._shared.params import (
-    check_bound_params,
-    choice_param,
-    number_param,
-    parse_threshold,
-)
 
 
 def broke(**kw) -> dict:
@@ -68,28 +62,6 @@ def test_threshold_metrics_at_the_calibrated_theta_reproduce_the_predictions(run
     assert (high["coverage"] <= low["coverage"] + 1e-9).all()
     assert (high["answered"] <= high["n"]).all() and (high["errors"] <= high["answered"]).all()
     assert (high["theta"] == 1.0).all()
-
-
-def test_parse_threshold_snaps_to_the_grid_and_rejects_the_rest():
-    grid = np.round(np.arange(0, 101) / 100, 2)
-    assert parse_threshold("0.304", grid) == 0.3
-    assert parse_threshold(" 1 ", grid) == 1.0
-    for raw in ("1.5", "-0.1", "abc", None, ""):
-        assert parse_threshold(raw, grid) is None
-
-
-def test_check_bound_params_names_each_rejected_value():
-    params = [number_param("bias", "bias scale", 0, 3),
-              choice_param("m", "method", ["DSNBF", "NBF"], multi=True),
-              choice_param("seed", "seed", ["1", "2"])]
-    assert check_bound_params({"bias": ["2.5"], "m": ["DSNBF", "NBF"], "seed": ["2"]},
-                              params) == []
-    msgs = check_bound_params({"bias": ["9"], "m": ["DSNBF", "XX"], "seed": ["1", "2"]},
-                              params)
-    assert len(msgs) == 3
-    assert "bias scale “9”" in msgs[0] and "from 0 to 3" in msgs[0]
-    assert "“XX”" in msgs[1] and "DSNBF”" not in msgs[1]
-    assert "seed “2”" in msgs[2]
 
 
 def test_shared_bootstrap_weights_give_the_same_interval():

@@ -10,25 +10,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.resolvers import (
-    ABF,
-    BCF,
-    DSNBF,
-    KQ,
-    NBF,
+from core.resolvers._bias import BIAS_TARGET, DIST
+from core.resolvers._common import KQ, Split, check_atoms, pair_counts, sum_over_sources
+from core.resolvers._fscore import f_beta
+from core.resolvers.abf import ABF
+from core.resolvers.baselines import (
     SSB,
-    DawidSkene,
     MajorityClass,
     MajorityVote,
     RandomGuess,
-    Split,
     SSBGlobal,
-    check_atoms,
     source_reachability,
 )
-from core.resolvers._bias import BIAS_TARGET, DIST
-from core.resolvers._common import pair_counts, sum_over_sources
-from core.resolvers._fscore import f_beta
+from core.resolvers.bcf import BCF
+from core.resolvers.dawid_skene import DawidSkene
+from core.resolvers.nbf import DSNBF, NBF
 from core.testbed.questions import Q_INDEX, QUESTIONS
 
 A1 = Q_INDEX["A1"]

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import duckdb
 import numpy as np
 import pytest
 
 from core import store as store_mod
-from core.store import StoreError, build_store, connect, load_testbed, query_df, store_info
+from core.store import (
+    StoreError,
+    build_store,
+    check_store_destination,
+    connect,
+    load_testbed,
+    query_df,
+    remove_stale_temporaries,
+    store_info,
+)
 from core.testbed.config import TestbedConfig
 from core.testbed.generate import generate
 from core.testbed.schema import LAYERS
@@ -89,3 +102,101 @@ def test_wrong_schema_version_is_refused(built, tmp_path):
 def test_missing_store_message_says_how_to_build(tmp_path):
     with pytest.raises(StoreError, match="python -m core build"):
         connect(tmp_path / "absent.duckdb")
+
+
+def test_connect_never_creates_a_store(tmp_path):
+    absent = tmp_path / "absent.duckdb"
+    for read_only in (True, False):
+        with pytest.raises(StoreError, match="no store at"):
+            connect(absent, read_only=read_only)
+    with pytest.raises(StoreError, match="no store at"):
+        store_info(absent)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("read_only", [True, False])
+def test_connect_refuses_directories_and_empty_paths(tmp_path, read_only):
+    with pytest.raises(StoreError, match="is a directory"):
+        connect(tmp_path, read_only=read_only)
+    with pytest.raises(StoreError, match="store path is empty"):
+        connect("", read_only=read_only)
+    if os.path.exists("/dev/null"):
+        with pytest.raises(StoreError, match="not a regular file"):
+            connect("/dev/null", read_only=read_only)
+
+
+def test_not_a_store_is_one_line(tmp_path):
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    with pytest.raises(StoreError, match="is not an Arbiter store") as info:
+        store_info(empty)
+    assert len(str(info.value).splitlines()) == 1
+
+
+def test_destination_is_checked_before_any_work(tmp_path, monkeypatch):
+    import core.testbed.generate
+
+    monkeypatch.setattr(core.testbed.generate, "generate",
+                        lambda config: pytest.fail("generated before checking the destination"))
+    (tmp_path / "afile").write_text("x")
+    for bad, match in ((tmp_path, "is a directory"), ("", "store path is empty"),
+                       (tmp_path / "afile" / "s.duckdb", "afile is not a directory")):
+        with pytest.raises(StoreError, match=match):
+            build_store(bad, CFG)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+    assert check_store_destination(tmp_path / "new" / "deeper" / "s.duckdb").name == "s.duckdb"
+    assert not (tmp_path / "new").exists()  # checking creates nothing
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    try:
+        os.kill(proc.pid, 0)
+    except ProcessLookupError:
+        return proc.pid
+    pytest.skip("the pid of the exited child was reused at once")
+
+
+def test_build_removes_temporaries_of_dead_builds_only(tmp_path):
+    db = tmp_path / "s.duckdb"
+    dead = _dead_pid()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        stale = [tmp_path / f"s.duckdb.tmp-{dead}", tmp_path / f"s.duckdb.tmp-{dead}.wal"]
+        kept = [tmp_path / f"s.duckdb.tmp-{live.pid}", tmp_path / f"s.duckdb.tmp-{live.pid}.wal",
+                tmp_path / f"other.duckdb.tmp-{dead}",  # another store's
+                tmp_path / "s.duckdb.tmp-notapid", tmp_path / f"s.duckdb.tmp-{dead}.bak"]
+        for p in stale + kept:
+            p.write_bytes(b"\0" * 1024)
+        build_store(db, TestbedConfig(seeds=(3,), personas_per_difficulty=4), evaluate=False)
+        assert store_info(db).n_personas == 12
+        assert [p.name for p in stale if p.exists()] == []
+        assert [p.name for p in kept if not p.exists()] == []
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_stale_cleanup_keeps_this_process_and_reports_what_it_removed(tmp_path):
+    db = tmp_path / "x.duckdb"
+    dead = _dead_pid()
+    mine = [tmp_path / f"x.duckdb.tmp-{os.getpid()}", tmp_path / f"x.duckdb.tmp-{os.getpid()}.wal"]
+    stale = tmp_path / f"x.duckdb.tmp-{dead}.wal"  # the .wal alone (its store already gone)
+    for p in [*mine, stale]:
+        p.write_text("partial")
+    assert remove_stale_temporaries(db) == [stale]
+    assert all(p.exists() for p in mine) and not stale.exists()
+    assert remove_stale_temporaries(db) == []
+    assert remove_stale_temporaries(tmp_path / "missing-folder" / "x.duckdb") == []
+
+
+def test_stale_cleanup_escapes_glob_characters(tmp_path):
+    db = tmp_path / "a[1].duckdb"
+    dead = _dead_pid()
+    stale = tmp_path / f"a[1].duckdb.tmp-{dead}"
+    other = tmp_path / f"a1.duckdb.tmp-{dead}"
+    stale.write_text("x")
+    other.write_text("x")
+    assert remove_stale_temporaries(db) == [stale]
+    assert other.exists()

@@ -16,7 +16,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from ..resolvers import Prediction
+from ..resolvers._common import Prediction
 from ..store import StoreError, load_atoms, query_df
 from ..testbed.questions import QIDS, QUESTIONS
 from .run import FORCED_METHODS, SELECTIVE_METHODS, SeedRun

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..resolvers import NBF
+from ..resolvers.nbf import NBF
 from ..stats import wilson_interval
 from ..testbed.questions import QIDS, QUESTIONS, SOURCES, question
 

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau
 
-from ..resolvers import KQ
+from ..resolvers._common import KQ
 from ..testbed.config import TestbedConfig
 from ..testbed.generate import generate
 from ..testbed.labels import ground_truth_codes

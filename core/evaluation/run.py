@@ -17,22 +17,19 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ..resolvers import (
-    ABF,
-    BCF,
-    DSNBF,
-    NBF,
+from ..resolvers._common import Prediction, Split
+from ..resolvers.abf import ABF
+from ..resolvers.baselines import (
     SSB,
-    DawidSkene,
     MajorityClass,
     MajorityVote,
-    Prediction,
     RandomGuess,
-    Split,
     SSBGlobal,
     source_reachability,
 )
-from ..resolvers.nbf import margin
+from ..resolvers.bcf import BCF
+from ..resolvers.dawid_skene import DawidSkene
+from ..resolvers.nbf import DSNBF, NBF, margin
 from ..testbed.labels import ground_truth_codes
 from ..testbed.questions import QIDS, QUESTIONS
 from ..testbed.readout import readout

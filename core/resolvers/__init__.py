@@ -2,31 +2,16 @@
 
 Every resolver has ``fit(train: Split, cal: Split) -> self`` and ``predict(atoms) ->
 Prediction``; ``predict`` sees the ``(N, 18, 5)`` atom codes and nothing else.
+
+Modules are imported explicitly (``from core.resolvers.nbf import NBF``): this package file
+re-exports nothing, so no submodule's import waits on a half-initialised package (see
+``pages/_shared/preload.py`` and ``tests/test_imports.py``).
+
+* :mod:`._common` — ``Split``, ``Prediction``, the answer-space constants, ``check_atoms``;
+* :mod:`.baselines` — random, majority class, majority vote, SSB, SSB-Global, reachability;
+* :mod:`.bcf`, :mod:`.abf` — Bayesian and argumentation-style fusion;
+* :mod:`.nbf` — NBF and difficulty-stratified DSNBF;
+* :mod:`.dawid_skene` — unsupervised Dawid–Skene (EM, no labels).
 """
 
-from ._common import KMAX, KQ, VALID, Prediction, Split, check_atoms
-from .abf import ABF
-from .baselines import SSB, MajorityClass, MajorityVote, RandomGuess, SSBGlobal, source_reachability
-from .bcf import BCF
-from .dawid_skene import DawidSkene
-from .nbf import DSNBF, NBF
-
-__all__ = [
-    "ABF",
-    "BCF",
-    "DSNBF",
-    "KMAX",
-    "KQ",
-    "NBF",
-    "SSB",
-    "VALID",
-    "DawidSkene",
-    "MajorityClass",
-    "MajorityVote",
-    "Prediction",
-    "RandomGuess",
-    "SSBGlobal",
-    "Split",
-    "check_atoms",
-    "source_reachability",
-]
+__all__: list[str] = []

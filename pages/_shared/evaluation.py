@@ -1,9 +1,11 @@
 """Cached loaders of the evaluation pages (Leaderboard, Bias lab, Selective QA, Walkthrough).
 
-Every function is an ``st.cache_data`` wrapper around ``core`` keyed on small values only: the
+Every function is a cached wrapper around ``core`` keyed on small values only: the
 store path and its modification stamp (so a rebuilt store never serves stale results), a
 bootstrap size, a seed, a method name, the bias-lab knobs. Nothing here takes an array or a
-frame as an argument, and every cache is bounded (``max_entries``).
+frame as an argument, and every cache is bounded (``max_entries``). Small frames go through
+``st.cache_data`` (each caller gets a copy); fitted runs, models and result objects through
+:func:`shared_cache` (one shared, read-only object: no unpickling on every rerun).
 
 * Store-backed: :func:`load_cached_runs` (the store's cached predictions, no refit),
   :func:`load_main_table` and :func:`load_tables` (seed-000 tables), :func:`fit_nbf` (NBF
@@ -38,9 +40,10 @@ from core.evaluation.tables import (
     reachability_slices,
     selective_table,
 )
-from core.resolvers import NBF
+from core.resolvers.nbf import NBF
 from core.testbed.config import TestbedConfig
 
+from .cache import shared_cache
 from .store import get_connection
 
 __all__ = [
@@ -58,6 +61,8 @@ __all__ = [
     "load_tables",
 ]
 
+
+
 #: Bootstrap replicates of the bias lab's per-method intervals (one seed, 120 clusters).
 LAB_N_BOOT = 200
 
@@ -73,7 +78,7 @@ def lab_personas() -> int:
 
 
 # ---------------------------------------------------------------- store-backed
-@st.cache_data(show_spinner="Loading the cached predictions…", max_entries=4)
+@shared_cache(max_entries=4, spinner="Loading the cached predictions…")
 def load_cached_runs(path: str, stamp: int) -> list[SeedRun]:
     """:func:`core.evaluation.cached.load_runs` (``StoreError`` if the store has none)."""
     return load_runs(get_connection(path, stamp))
@@ -106,7 +111,7 @@ def load_tables(path: str, stamp: int) -> dict[str, pd.DataFrame]:
             "sources": sources, "reliability": reliability}
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@shared_cache(max_entries=4)
 def _fit_arrays(path: str, stamp: int) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     return load_arrays(get_connection(path, stamp))
 
@@ -119,14 +124,14 @@ def _seed_arrays(path: str, stamp: int, seed: int):
     return atoms[mask], gt[mask], personas[mask].reset_index(drop=True)
 
 
-@st.cache_data(show_spinner="Fitting NBF on the seed's train split…", max_entries=8)
+@shared_cache(max_entries=8, spinner="Fitting NBF on the seed's train split…")
 def fit_nbf(path: str, stamp: int, seed: int) -> NBF:
     """NBF fitted on one seed's train split (calibrated on its calibration split)."""
     atoms, gt, personas = _seed_arrays(path, stamp, seed)
     return run_seed(atoms, gt, personas, methods=["nbf"]).models["nbf"]
 
 
-@st.cache_data(show_spinner="Refitting the method on every seed…", max_entries=8)
+@shared_cache(max_entries=8, spinner="Refitting the method on every seed…")
 def load_selective_runs(path: str, stamp: int, method: str) -> list[SeedRun]:
     """``method`` refitted on every seed of the store (fresh runs keep the fitted model, which
     :func:`core.evaluation.selective.skip_rule` needs)."""
@@ -141,7 +146,7 @@ def load_sweep(path: str, stamp: int, method: str) -> pd.DataFrame:
     return sweep(load_selective_runs(path, stamp, method), method)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@shared_cache(max_entries=8)
 def load_risk_coverage(path: str, stamp: int, method: str) -> RiskCoverage:
     """Risk–coverage of ``method``'s answers pooled over seeds, ordered by confidence."""
     p = pooled(load_cached_runs(path, stamp), method)
@@ -157,7 +162,7 @@ def load_persona_predictions(path: str, stamp: int, seed: int,
 
 
 # ---------------------------------------------------------------- bias lab (no store)
-@st.cache_data(show_spinner=False, max_entries=48)
+@shared_cache(max_entries=48)
 def lab_result(seed: int, bias_scale: float, dropout_scale: float,
                mix: tuple[float, float, float], personas_per_difficulty: int,
                n_boot: int = LAB_N_BOOT) -> LabResult:
@@ -170,9 +175,10 @@ def lab_result(seed: int, bias_scale: float, dropout_scale: float,
     return replace(res, run=replace(res.run, models={}))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@shared_cache(max_entries=8)
 def lab_grid(seed: int, personas_per_difficulty: int) -> dict:
     """:func:`core.evaluation.robustness.perturbation_grid` on one seed (serial; ~5 s)."""
     base = TestbedConfig(seeds=(int(seed),),
                          personas_per_difficulty=int(personas_per_difficulty))
     return perturbation_grid(base)
+

@@ -1,25 +1,26 @@
-"""URL query parameters: the Walkthrough's explicit handling, and checks of bound widgets.
+"""URL query parameters: the Walkthrough's dependent choice, and every other page's widgets.
 
 The Walkthrough keeps ``seed``, ``persona`` and ``q`` in the URL, so a link reopens the same
-view (``/Walkthrough?seed=20260321&persona=bench_shift_121_avery_ellis&q=A3``).
+view (``/Walkthrough?seed=20260321&persona=bench_shift_121_avery_ellis&q=A3``). Its persona
+selectbox is *dependent* (its options change with the seed, the search and the filters, and
+its default is computed by the selection protocol), so the page reads the three parameters
+once, when it opens (:func:`init_from_url`), validates them with the pure
+:func:`resolve_url_choice`, seeds the widgets' session state, and writes the current choice
+back after the widgets (:func:`sync_url`).
 
-Why explicit ``st.query_params`` handling rather than ``bind="query-params"``: the persona
-selectbox is *dependent*: its options change with the seed and with the search and filter
-widgets, and its default is computed (the §8.7 selection protocol). A bound selectbox drops a
-value outside its current options silently, but a bad link must say so (one ``st.warning``),
-and it drops a value equal to its default from the URL, so a shared link would mean something
-else once the computed default changes. So the page reads the three parameters once, when it
-opens (:func:`init_from_url`), validates them with the pure :func:`resolve_url_choice`, seeds
-the widgets' session state, and writes the current choice back after the widgets
-(:func:`sync_url`). Widgets keep their keys (``wt_seed``, ``wt_persona``, ``wt_q``).
+Every other page declares its parameters as :mod:`core.urlparams` specs and creates its
+widgets through the ``url_*`` helpers here: :func:`open_page` validates the whole URL once
+when the page opens (empty, bare, repeated, wrong-typed, out-of-range, unknown and very long
+values fall back to the default with one plain-text notice; off-grid numbers snap to the
+grid), the widgets take their values from session state, and an ``on_change`` callback
+writes each change back to the URL (so it works inside ``st.fragment`` reruns too).
 
-Accepted values: ``seed`` is a seed of the store (``20260321``) or its 1-based position
-(``1``); ``persona`` a persona id of that seed; ``q`` a question id, case-insensitive (``a3``).
+Why not ``bind="query-params"``: a bound widget parses the URL itself, so a bare
+``?sq_method`` reached the page as ``None`` (a crash), an off-grid slider value bypassed the
+cache grid, and a refused value could only be reported by echoing it. Choice recorded: no
+browser back/forward restore of widget values (bound widgets had it).
 
-Widgets bound with ``bind="query-params"`` (the other pages) drop an invalid URL value
-silently. :class:`BoundParam` describes what one accepts (select widgets put their *formatted*
-option in the URL), :func:`check_bound_params` lists the rejected values (pure), and
-:func:`warn_bad_bound_params` shows one ``st.warning`` per rejected parameter when a page opens.
+No notice ever contains the link's own text.
 """
 
 from __future__ import annotations
@@ -32,23 +33,33 @@ import pandas as pd
 import streamlit as st
 
 from core.testbed.questions import QIDS
+from core.urlparams import ChoiceParam, FlagParam, NumberParam, format_value, parse_query
+
+from .ui import escape_markdown
+
+Param = ChoiceParam | NumberParam | FlagParam
 
 __all__ = [
     "DEFAULT_QID",
     "URL_KEYS",
-    "BoundParam",
     "Choice",
-    "check_bound_params",
-    "choice_param",
+    "current",
     "default_choice",
     "init_from_url",
-    "number_param",
+    "load_url",
+    "notice",
+    "open_page",
     "parse_qid",
     "parse_seed",
-    "parse_threshold",
     "resolve_url_choice",
     "sync_url",
-    "warn_bad_bound_params",
+    "url_multiselect",
+    "url_number",
+    "url_segmented",
+    "url_select",
+    "url_slider",
+    "url_sync",
+    "url_toggle",
 ]
 
 DEFAULT_QID = "A3"  # the paper's walked-through question (§8.6)
@@ -88,21 +99,6 @@ def parse_qid(raw: str | None) -> str | None:
         return None
     lookup = {q.lower(): q for q in QIDS}
     return lookup.get(str(raw).strip().lower())
-
-
-def parse_threshold(raw: str | None, grid: Sequence[float]) -> float | None:
-    """A threshold from a URL snapped to the nearest value of ``grid``; ``None`` if it is
-    not a number or lies outside the grid's range."""
-    if raw is None:
-        return None
-    try:
-        v = float(str(raw).strip())
-    except ValueError:
-        return None
-    values = [float(g) for g in grid]
-    if not values or not (min(values) - 1e-9 <= v <= max(values) + 1e-9):
-        return None
-    return min(values, key=lambda g: abs(g - v))
 
 
 def _qualifying(pool: pd.DataFrame) -> pd.DataFrame:
@@ -165,8 +161,8 @@ def resolve_url_choice(raw: Mapping[str, str | None], *, personas: pd.DataFrame,
     seed = parse_seed(raw_seed, seeds)
     if raw_seed is not None and seed is None:
         seed = default_choice(personas, pool).seed
-        warnings.append(f"The link's seed “{raw_seed}” is not in this store; showing seed "
-                        f"{seed} instead.")
+        warnings.append(f"The link's seed is not in this store; showing seed {seed} "
+                        "instead.")
     if seed is None:
         seed = (default_choice(personas, pool).seed if raw_persona is None
                 else _seed_of(raw_persona, personas, default_choice(personas, pool).seed))
@@ -175,8 +171,8 @@ def resolve_url_choice(raw: Mapping[str, str | None], *, personas: pd.DataFrame,
     persona = str(raw_persona).strip() if raw_persona is not None else None
     if persona is not None and persona not in ids:
         fallback = default_choice(personas, pool, seed=seed).persona
-        warnings.append(f"The link's persona “{raw_persona}” is not in seed {seed}; showing "
-                        f"{fallback} instead.")
+        warnings.append(f"The link's persona is not in seed {seed}; showing {fallback} "
+                        "instead.")
         persona = fallback
     if persona is None:
         persona = default_choice(personas, pool, seed=seed).persona
@@ -184,8 +180,7 @@ def resolve_url_choice(raw: Mapping[str, str | None], *, personas: pd.DataFrame,
     qid = parse_qid(raw_q)
     if raw_q is not None and qid is None:
         qid = default_choice(personas, pool, seed=seed, persona=persona).qid
-        warnings.append(f"The link's question “{raw_q}” is not one of the 18; showing {qid} "
-                        "instead.")
+        warnings.append(f"The link's question is not one of the 18; showing {qid} instead.")
     if qid is None:
         qid = default_choice(personas, pool, seed=seed, persona=persona).qid
     return Choice(seed, persona, qid, tuple(warnings))
@@ -210,7 +205,7 @@ def init_from_url(personas: pd.DataFrame, pool: pd.DataFrame) -> None:
     raw = {name: st.query_params.get(name) for name in URL_KEYS}
     choice = resolve_url_choice(raw, personas=personas, pool=pool)
     for line in choice.warnings:
-        st.warning(line, icon=":material/link_off:")
+        notice(line)
     st.session_state[URL_KEYS["seed"]] = choice.seed
     st.session_state[URL_KEYS["persona"]] = choice.persona
     st.session_state[URL_KEYS["q"]] = choice.qid
@@ -224,77 +219,152 @@ def sync_url(*, seed: int, persona: str, qid: str) -> None:
             st.query_params[name] = value
 
 
-# ---------------------------------------------------------------- bound widgets
-@dataclass(frozen=True)
-class BoundParam:
-    """A URL parameter bound to a widget (its ``key``) and the raw values it accepts.
+# ---------------------------------------------------------------- other pages' widgets
+#: Session key holding the page whose URL parameters were read last (page-open detection).
+_OPENED = "_arbiter_url_page"
 
-    Attributes
-    ----------
-    key : the widget key, which is also the parameter name.
-    label : how the page names the setting in a warning.
-    accepts : raw string → whether the widget takes it.
-    expected : a short description of valid values, for the warning.
-    multi : the parameter may repeat (a multiselect).
+
+def notice(text: str) -> None:
+    """One warning line whose text is shown as plain text (markdown characters escaped)."""
+    st.warning(escape_markdown(text), icon=":material/link_off:")
+
+
+def open_page(page: str, specs: Sequence[Param], *, ignore: Sequence[str] = ()) -> bool:
+    """Read the page's URL parameters when the page opens; seed its widgets' state.
+
+    Call it at the top of the page, before any widget of ``specs``. On the run that opens
+    the page (a new session, or the first run after another page), every parameter goes
+    through :func:`core.urlparams.parse_query`: valid values seed the widgets' session state,
+    refused ones give one plain-text notice each and are removed from the URL, and
+    parameters no spec names (except ``ignore``) are dropped. On later runs it only fills
+    in defaults for widgets whose state Streamlit dropped (a widget hidden for a run).
+
+    Returns
+    -------
+    bool
+        Whether this run opened the page.
     """
-
-    key: str
-    label: str
-    accepts: Callable[[str], bool]
-    expected: str
-    multi: bool = False
-
-
-def number_param(key: str, label: str, lo: float, hi: float) -> BoundParam:
-    """A slider's parameter: a number in [lo, hi]."""
-    def accepts(raw: str) -> bool:
-        try:
-            v = float(raw)
-        except ValueError:
-            return False
-        return lo <= v <= hi
-
-    return BoundParam(key, label, accepts, f"a number from {lo:g} to {hi:g}")
+    opened = st.session_state.get(_OPENED) != page
+    if opened:
+        st.session_state[_OPENED] = page
+        load_url(specs, ignore=ignore, drop_unknown=True)
+    else:
+        for spec in specs:
+            if spec.key not in st.session_state:
+                st.session_state[spec.key] = spec.default
+    return opened
 
 
-def choice_param(key: str, label: str, choices: Sequence[str], *,
-                 multi: bool = False) -> BoundParam:
-    """A select widget's parameter: one of its formatted options (repeatable if ``multi``)."""
-    allowed = frozenset(str(c) for c in choices)
-    shown = ", ".join(list(map(str, choices))[:6]) + (" …" if len(choices) > 6 else "")
-    return BoundParam(key, label, allowed.__contains__, f"one of {shown}", multi)
+def load_url(specs: Sequence[Param], *, ignore: Sequence[str] = (),
+             drop_unknown: bool = False) -> None:
+    """Seed ``specs``' widget state from the URL now (see :func:`open_page`)."""
+    raw = {k: st.query_params.get_all(k) for k in list(st.query_params.keys())}
+    parsed = parse_query(raw, specs, ignore=ignore)
+    for line in parsed.notices:
+        notice(line)
+    for spec in specs:
+        value = parsed.values.get(spec.key, spec.default)
+        st.session_state[spec.key] = list(value) if _is_multi(spec) else value
+        _write_url(spec, value)
+    if drop_unknown:
+        known = {s.key for s in specs} | set(ignore)
+        for k in [k for k in raw if k not in known]:
+            del st.query_params[k]
 
 
-def check_bound_params(raw: Mapping[str, Sequence[str]],
-                       params: Sequence[BoundParam]) -> list[str]:
-    """One message per parameter of ``raw`` whose value a bound widget would drop.
-
-    Parameters
-    ----------
-    raw : mapping
-        Parameter name → its values in the URL (repeated parameters give several).
-    params : the page's bound parameters.
-    """
-    messages = []
-    for p in params:
-        values = [str(v) for v in raw.get(p.key, ())]
-        if not values:
-            continue
-        bad = [v for v in values if not p.accepts(v)]
-        if len(values) > 1 and not p.multi:
-            bad = values[1:] if not bad else bad
-        if bad:
-            shown = ", ".join(f"“{v}”" for v in bad)
-            messages.append(f"The link's {p.label} {shown} is not valid ({p.expected}); "
-                            "it was ignored.")
-    return messages
+def _is_multi(spec: Param) -> bool:
+    return isinstance(spec, ChoiceParam) and spec.multi
 
 
-def warn_bad_bound_params(params: Sequence[BoundParam]) -> None:
-    """When the page opens (its first bound widget has no state yet), warn about rejected
-    URL values; later reruns stay quiet (Streamlit has removed them from the URL)."""
-    if not params or params[0].key in st.session_state:
+def _write_url(spec: Param, value: object) -> None:
+    """Put ``value`` in the URL, or remove the parameter when it is the default."""
+    default = spec.default
+    if _is_multi(spec):
+        value, default = tuple(value), tuple(default)  # type: ignore[arg-type]
+    if value == default:
+        if spec.key in st.query_params:
+            del st.query_params[spec.key]
         return
-    raw = {p.key: st.query_params.get_all(p.key) for p in params}
-    for line in check_bound_params(raw, params):
-        st.warning(line, icon=":material/link_off:")
+    text = format_value(spec, value)
+    if st.query_params.get_all(spec.key) != text:
+        st.query_params[spec.key] = text if len(text) != 1 else text[0]
+
+
+def current(spec: Param) -> object:
+    """The widget's value, never ``None`` and always valid (the default otherwise)."""
+    value = st.session_state.get(spec.key, spec.default)
+    if _is_multi(spec):
+        opts = set(spec.options)  # type: ignore[union-attr]
+        return tuple(v for v in spec.options if v in set(value or ()) & opts)  # type: ignore
+    if value is None:
+        return spec.default
+    if isinstance(spec, ChoiceParam) and value not in spec.options:
+        return spec.default
+    return value
+
+
+def url_sync(spec: Param) -> Callable[[], None]:
+    """An ``on_change`` callback that writes the widget's new value to the URL."""
+    def sync() -> None:
+        _write_url(spec, current(spec))
+    return sync
+
+
+def _seed(spec: Param) -> None:
+    if spec.key not in st.session_state:
+        st.session_state[spec.key] = list(spec.default) if _is_multi(spec) else spec.default
+
+
+def _fmt(spec: ChoiceParam, format_func: Callable | None) -> Callable:
+    return format_func or (lambda v: dict(zip(spec.options, spec.tokens, strict=True))[v])
+
+
+def url_slider(spec: NumberParam, label: str, *, where=st, **kwargs):
+    """``st.slider`` for ``spec`` (value from session state, URL kept in sync)."""
+    _seed(spec)
+    lo, hi, step = ((int(spec.lo), int(spec.hi), int(spec.step)) if spec.integer
+                    else (float(spec.lo), float(spec.hi), float(spec.step)))
+    where.slider(label, lo, hi, step=step, key=spec.key, on_change=url_sync(spec), **kwargs)
+    return current(spec)
+
+
+def url_number(spec: NumberParam, label: str, *, where=st, **kwargs):
+    """``st.number_input`` for ``spec`` (value from session state, URL kept in sync)."""
+    _seed(spec)
+    lo, hi, step = ((int(spec.lo), int(spec.hi), int(spec.step)) if spec.integer
+                    else (float(spec.lo), float(spec.hi), float(spec.step)))
+    where.number_input(label, lo, hi, step=step, key=spec.key, on_change=url_sync(spec),
+                       **kwargs)
+    return current(spec)
+
+
+def url_select(spec: ChoiceParam, label: str, *, where=st, format_func=None, **kwargs):
+    """``st.selectbox`` for ``spec``; returns a valid option."""
+    _seed(spec)
+    where.selectbox(label, list(spec.options), key=spec.key, on_change=url_sync(spec),
+                    format_func=_fmt(spec, format_func), **kwargs)
+    return current(spec)
+
+
+def url_segmented(spec: ChoiceParam, label: str, *, where=st, format_func=None, **kwargs):
+    """``st.segmented_control`` for ``spec`` (a choice is required); returns a valid option."""
+    _seed(spec)
+    where.segmented_control(label, list(spec.options), key=spec.key, required=True,
+                            on_change=url_sync(spec), format_func=_fmt(spec, format_func),
+                            **kwargs)
+    return current(spec)
+
+
+def url_multiselect(spec: ChoiceParam, label: str, *, where=st, format_func=None, **kwargs):
+    """``st.multiselect`` for ``spec``; returns a tuple of options in option order."""
+    _seed(spec)
+    where.multiselect(label, list(spec.options), key=spec.key, on_change=url_sync(spec),
+                      format_func=_fmt(spec, format_func), **kwargs)
+    return current(spec)
+
+
+def url_toggle(spec: FlagParam, label: str, *, where=st, **kwargs) -> bool:
+    """``st.toggle`` for ``spec``."""
+    _seed(spec)
+    where.toggle(label, key=spec.key, on_change=url_sync(spec), **kwargs)
+    return bool(current(spec))

@@ -77,8 +77,10 @@ from core.calibration.smooth import (
 from core.evaluation.cached import load_runs
 from core.evaluation.run import SeedRun
 from core.store import StoreError, query_df
+from core.urlparams import NumberParam
 
-from .params import BoundParam, number_param
+from .cache import shared_cache
+from .params import url_slider
 from .store import get_connection
 from .ui import csv_bytes, parquet_bytes, plotly_config
 
@@ -150,11 +152,11 @@ SCENARIO_KNOBS: tuple[Knob, ...] = (
 )
 
 
-def scenario_params(prefix: str, *, knobs: Sequence[str] | None = None) -> list[BoundParam]:
-    """The URL parameters of the scenario sliders of one page (for the bad-value warning)."""
+def scenario_params(prefix: str, *, knobs: Sequence[str] | None = None) -> list[NumberParam]:
+    """The URL specs of the scenario sliders of one page (on each slider's grid)."""
     use = [k for k in SCENARIO_KNOBS if knobs is None or k.suffix in knobs]
-    return [number_param(f"{prefix}_{k.suffix}", k.label.split(" P(")[0].lower(), k.lo, k.hi)
-            for k in use]
+    return [NumberParam(f"{prefix}_{k.suffix}", k.label.split(" P(")[0].lower(), k.lo, k.hi,
+                        k.step, round(k.default, 10)) for k in use]
 
 
 def scenario_controls(prefix: str, *, knobs: Sequence[str] | None = None,
@@ -171,14 +173,13 @@ def scenario_controls(prefix: str, *, knobs: Sequence[str] | None = None,
         Lay the sliders out in this many columns (default: one per slider).
     """
     use = [k for k in SCENARIO_KNOBS if knobs is None or k.suffix in knobs]
+    specs = scenario_params(prefix, knobs=knobs)
     values = {k.field: k.default for k in SCENARIO_KNOBS}
     cols = st.columns(columns or max(len(use), 1))
-    for i, k in enumerate(use):
+    for i, (k, spec) in enumerate(zip(use, specs, strict=True)):
         with cols[i % len(cols)]:
             fmt = "%.3f" if k.step < 0.01 else "%.2f"
-            values[k.field] = float(st.slider(k.label, k.lo, k.hi, k.default, k.step,
-                                              key=f"{prefix}_{k.suffix}", bind="query-params",
-                                              format=fmt, help=k.help))
+            values[k.field] = float(url_slider(spec, k.label, format=fmt, help=k.help))
     return values
 
 
@@ -239,7 +240,7 @@ def load_nq_rules(path: str, stamp: int) -> pd.DataFrame:
     return pd.concat([answers.reset_index(drop=True), loc, const], axis=1)
 
 
-@st.cache_data(show_spinner="Loading the cached resolver predictions…", max_entries=4)
+@shared_cache(max_entries=4, spinner="Loading the cached resolver predictions…")
 def load_seed000_runs(path: str, stamp: int) -> list[SeedRun]:
     """:func:`core.evaluation.cached.load_runs` (``StoreError`` if the store has none)."""
     return load_runs(get_connection(path, stamp))
@@ -260,7 +261,7 @@ def load_bridge(path: str, stamp: int, method: str,
 
 
 # ---------------------------------------------------------------- pilots
-@st.cache_data(show_spinner="Simulating pilots…", max_entries=24)
+@shared_cache(max_entries=24, spinner="Simulating pilots…")
 def run_pilots(omission_rate: float, false_match_rate: float, discrimination: float,
                judge_quality: float, budget: int, reps: int, design: str,
                budget_kind: str = "attempted", seed: int = 0) -> PilotSimulation:
@@ -280,7 +281,7 @@ def run_budget_curve(omission_rate: float, false_match_rate: float, discriminati
                         design=design, budget_kind=budget_kind, seed=int(seed))
 
 
-@st.cache_data(show_spinner=False, max_entries=24)
+@shared_cache(max_entries=24)
 def run_walk(omission_rate: float, false_match_rate: float, discrimination: float,
              judge_quality: float, seed: int, budget_steps: tuple[int, ...],
              design: str = "stratified") -> Algorithm1Walk:
@@ -307,7 +308,7 @@ def run_real_pilot(path: str, stamp: int, budget: int, reps: int, rule_a: str, r
     return out
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@shared_cache(max_entries=4)
 def run_rule_pairs(path: str, stamp: int, family: str = "location", n_boot: int = 2000):
     """:func:`core.calibration.nq301.rule_pairs` (21 pairs of seven rules, bootstrap CIs)."""
     _, answers = load_nq301(path, stamp)
@@ -455,7 +456,7 @@ class ReliabilityView:
     prevalence: float
 
 
-@st.cache_data(show_spinner="Computing the reliability curves…", max_entries=32)
+@shared_cache(max_entries=32, spinner="Computing the reliability curves…")
 def reliability_view(data_key: tuple, rules: tuple[str, ...], label: str, n_bins: int,
                      strategy: str, bands: bool,
                      _frames: Mapping[str, pd.DataFrame]) -> ReliabilityView:

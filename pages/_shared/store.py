@@ -9,13 +9,20 @@
   modification stamp (so a rebuilt store is never served from a stale cache), a seed and a
   persona id.
 * Anything wrong with the store ends the page with one ``st.error`` line, no traceback
-  (:func:`store_guard`).
+  (:func:`store_guard`), and no server path: messages name the store file only.
+* A data folder the server cannot write (a read-only checkout, a locked-down container)
+  falls back, once per process, to a store built in a private temporary folder; every page
+  then shows one banner saying so. Choice recorded: a temporary *file*, not DuckDB's
+  ``:memory:``, because every loader opens the store by path through cached read-only
+  connections; the file lives as long as the process.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -50,6 +57,7 @@ from core.testbed.schema import Testbed
 
 __all__ = [
     "PersonaBundle",
+    "public_message",
     "db_path",
     "ensure_store",
     "get_connection",
@@ -67,6 +75,20 @@ def db_path() -> Path:
     return Path(os.environ.get("ARBITER_DB") or DEFAULT_DB)
 
 
+_PATHS = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\s:'\"\\/]+){2,}")
+
+
+def public_message(exc: BaseException | str) -> str:
+    """The first line of an error, with every absolute path cut to its last part.
+
+    >>> public_message("/srv/app/data/arbiter.duckdb is not an Arbiter store: x")
+    'arbiter.duckdb is not an Arbiter store: x'
+    """
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return _PATHS.sub(lambda m: re.split(r"[\\/]", m.group(0))[-1], first)
+
+
 def store_stamp(path: str | os.PathLike) -> int:
     """Modification time of the store in ns (0 if missing); part of every cache key."""
     try:
@@ -80,12 +102,8 @@ def store_guard() -> Iterator[None]:
     """Turn store failures into one ``st.error`` line and stop the page (no traceback)."""
     try:
         yield
-    except StoreError as exc:
-        st.error(f"The store is unusable: {exc}", icon=":material/database:")
-        st.stop()
-    except duckdb.Error as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        st.error(f"The store is unusable: {first}", icon=":material/database:")
+    except (StoreError, duckdb.Error) as exc:
+        st.error(f"The store is unusable: {public_message(exc)}", icon=":material/database:")
         st.stop()
 
 
@@ -95,11 +113,18 @@ def _build_lock(path: str) -> threading.Lock:
     return threading.Lock()
 
 
+@st.cache_resource(show_spinner=False)
+def _fallback_state() -> dict:
+    """Per process: the temporary folder of the fallback store and why it was needed."""
+    return {"dir": None, "reason": None}
+
+
 def _build_default(path: Path) -> None:
+    """Build the default store at ``path`` (raises ``OSError``/``duckdb.Error`` if it can't)."""
     config = TestbedConfig()
     with st.status("First start: building the testbed store…", expanded=True) as status:
         st.write(f"{len(config.seeds)} seeds × {3 * config.personas_per_difficulty} personas "
-                 f"→ `{path}`")
+                 f"→ {path.name}")
         bar = st.progress(0.0)
 
         def progress(message: str, fraction: float) -> None:
@@ -107,25 +132,50 @@ def _build_default(path: Path) -> None:
 
         try:
             build_store(path, config, progress=progress)
-        except Exception as exc:  # one line for the user, the details go to the server log
-            status.update(label="Building the store failed", state="error", expanded=True)
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            st.error(f"Could not build the store at {path}: {first}",
-                     icon=":material/database:")
-            st.stop()
+        except Exception:
+            status.update(label="Building the store here failed", state="error",
+                          expanded=False)
+            raise
         status.update(label="Store built", state="complete", expanded=False)
+
+
+def _fail(exc: BaseException) -> None:
+    st.error(f"Could not build the store: {public_message(exc)}", icon=":material/database:")
+    st.stop()
 
 
 def ensure_store() -> Path:
     """Return the store path, building the default store first if the file is missing.
 
-    A store that exists but cannot be read ends the page with one ``st.error`` line.
+    If the data folder cannot be written, the store is built once per process in a private
+    temporary folder and every page shows a banner. A store that exists but cannot be read
+    ends the page with one ``st.error`` line.
     """
     path = db_path()
+    state = _fallback_state()
+    if state["dir"] is not None:
+        path = Path(state["dir"]) / path.name
     if not path.exists():
         with _build_lock(str(path)):
             if not path.exists():
-                _build_default(path)
+                try:
+                    _build_default(path)
+                except (OSError, duckdb.Error) as exc:
+                    if state["dir"] is not None:
+                        _fail(exc)
+                    state["reason"] = public_message(exc)
+                    state["dir"] = tempfile.mkdtemp(prefix="arbiter-store-")
+                    path = Path(state["dir"]) / path.name
+                    try:
+                        _build_default(path)
+                    except Exception as exc2:  # one line, the details go to the log
+                        _fail(exc2)
+                except Exception as exc:  # a bug: one line, never a traceback
+                    _fail(exc)
+    if state["dir"] is not None:
+        st.info("This server cannot write its data folder, so it built a temporary store "
+                "for this run; it is rebuilt when the server restarts.",
+                icon=":material/folder_off:")
     with store_guard():
         load_store_info(str(path), store_stamp(path))
     return path

@@ -14,8 +14,27 @@ from pandas.io.formats.style import Styler
 from core.figures.style import LATENT_COLOR, SOURCE_COLORS
 from core.testbed.questions import SOURCE_LABELS
 
-__all__ = ["csv_bytes", "download_table", "parquet_bytes", "plotly_config", "source_chip",
-           "table_height", "table_style"]
+__all__ = ["csv_bytes", "download_table", "escape_markdown", "parquet_bytes", "plotly_config",
+           "source_chip", "table_height", "table_style"]
+
+
+#: Characters that Streamlit's markdown (CommonMark, GitHub tables, :icon: and :color[]
+#: directives, $math$) gives a meaning; each is backslash-escaped by :func:`escape_markdown`.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=^%@\"'/])")
+
+
+def escape_markdown(text: object) -> str:
+    """``text`` made inert for ``st.markdown``-rendering calls (``st.warning``, ``st.caption``…).
+
+    Every markdown-significant ASCII punctuation character is backslash-escaped (CommonMark
+    lets any of them be escaped), line breaks become spaces, and the result is cut to 500
+    characters, so no link, image, heading, HTML, icon or colour directive survives.
+
+    >>> escape_markdown("![x](http://a.b/c.png) **hi**")
+    '\\!\\[x\\]\\(http\\:\\/\\/a\\.b\\/c\\.png\\) \\*\\*hi\\*\\*'
+    """
+    flat = " ".join(str(text).split())[:500]
+    return _MD_SPECIAL.sub(r"\\\1", flat)
 
 
 def plotly_config(name: str = "arbiter") -> dict:

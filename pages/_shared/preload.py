@@ -1,0 +1,49 @@
+"""Import everything the pages use, once, in one fixed order.
+
+Why: Streamlit runs every session's script in its own thread. When two first visitors open
+two pages at the same moment, their threads import ``core`` submodules in different orders;
+a thread that holds the import lock of ``core.calibration.label_source`` while waiting for
+its package ``core.calibration`` (whose ``__init__`` another thread is running) deadlocks
+with it (``_DeadlockError``, "cannot import name … from partially initialized module").
+
+The cure is that every script's *first* import is this module: the first thread imports all
+of ``core`` and the page glue here, in :data:`MODULES` order, while every other thread waits
+on this one module's lock and then finds everything in ``sys.modules``. ``serve.py`` imports
+it in the main thread before the server starts, so on ``make run`` and in the Docker image no
+session ever imports anything. Pages list ``import pages._shared.preload`` as their first
+import (ruff's isort keeps it first: see ``[tool.ruff.lint.isort]`` in ``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import core
+
+__all__ = ["MODULES", "imported"]
+
+
+def _core_modules() -> tuple[str, ...]:
+    names = sorted(m.name for m in pkgutil.walk_packages(core.__path__, "core.")
+                   if m.name not in ("core.__main__", "core.cli"))
+    return tuple(names)
+
+
+#: Every module imported here, in import order: the third-party stack, all of ``core``
+#: (sorted, so packages before their submodules), then the page glue.
+MODULES: tuple[str, ...] = (
+    "numpy", "pandas", "scipy.optimize", "scipy.special", "scipy.stats", "duckdb",
+    "plotly.graph_objects", "plotly.subplots", "streamlit",
+    *_core_modules(),
+    "pages._shared.cache", "pages._shared.params", "pages._shared.ui", "pages._shared.store",
+    "pages._shared.evaluation", "pages._shared.seed003",
+)
+
+for _name in MODULES:
+    importlib.import_module(_name)
+
+
+def imported() -> tuple[str, ...]:
+    """The names of :data:`MODULES` (all of them are in ``sys.modules`` once this runs)."""
+    return MODULES

@@ -1,0 +1,67 @@
+"""Start Arbiter the way ``make run`` and the Docker image do: store first, imports once.
+
+``python serve.py [streamlit options …]`` (for example ``--server.port 8501``):
+
+1. builds the default store (``$ARBITER_DB``, default ``data/arbiter.duckdb``) if it is
+   missing, printing one progress line per step on the terminal, so the first visitor never
+   waits on a blank page (the app still builds it itself when started another way);
+2. imports every module the pages use, in the main thread, before the server exists
+   (``pages/_shared/preload.py`` says why);
+3. hands over to ``streamlit run app.py`` with the options given.
+
+With ``ARBITER_TIMING_LOG=PATH`` set, every script run (full page runs and fragment reruns)
+appends one tab-separated line to PATH: wall time, page, ``full``/``fragment``, seconds of
+script time, status (see ``pages/_shared/timing.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+
+
+def _ensure_store() -> None:
+    sys.path.insert(0, str(ROOT))
+    from core.store import DEFAULT_DB, StoreError, build_store, store_info
+    from core.testbed.config import TestbedConfig
+
+    path = Path(os.environ.get("ARBITER_DB") or DEFAULT_DB)
+    if path.exists():
+        try:
+            store_info(path)
+            return
+        except StoreError as exc:
+            print(f"arbiter: the store is unusable ({exc}); the app will say so",
+                  file=sys.stderr)
+            return
+    print(f"arbiter: building the store {path.name} (first start) …", file=sys.stderr)
+    try:
+        build_store(path, TestbedConfig(),
+                    progress=lambda msg, frac: print(f"arbiter: [{frac:4.0%}] {msg}",
+                                                     file=sys.stderr, flush=True))
+    except OSError as exc:
+        print(f"arbiter: cannot write the store ({exc.strerror or exc}); the app will "
+              "build one in memory", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the store if needed, preload, then run ``streamlit run app.py *argv``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    os.chdir(ROOT)
+    _ensure_store()
+    import pages._shared.preload  # noqa: F401  (everything, once, before any session)
+
+    from pages._shared import timing
+
+    timing.install_from_env()
+    from streamlit.web import cli
+
+    return cli.main.main(args=["run", str(ROOT / "app.py"), *argv], prog_name="streamlit",
+                         standalone_mode=False) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
