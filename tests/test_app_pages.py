@@ -189,3 +189,29 @@ def test_a_missing_store_is_built_on_first_start(monkeypatch, tmp_path):
     assert path.exists()
     assert at.status and at.status[0].label == "Store built"
     assert {m.label: m.value for m in at.metric}["Personas"] == "12"
+
+
+def test_an_unwritable_data_folder_falls_back_once_per_process(monkeypatch, tmp_path):
+    """The store's folder cannot be created (its parent is a file): one temporary store is
+    built for the process, every page says so in one banner, and no page rebuilds it."""
+    import pages._shared.store as shared_store
+    from core.testbed.config import TestbedConfig
+
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where the data folder should be")
+    monkeypatch.setenv("ARBITER_DB", str(blocker / "arbiter.duckdb"))
+    monkeypatch.setattr(shared_store, "TestbedConfig",
+                        lambda: TestbedConfig(seeds=(7,), personas_per_difficulty=4))
+    builds = []
+    real = shared_store.build_store
+    monkeypatch.setattr(shared_store, "build_store",
+                        lambda path, *a, **k: builds.append(path) or real(path, *a, **k))
+    for script in (HOME, WALK, HOME):  # three page views, as three visitors
+        at = AppTest.from_file(script, default_timeout=60).run()
+        assert not at.exception and not at.error
+        assert len(at.info) >= 1 and "cannot write its data folder" in at.info[0].value
+        text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+        assert str(tmp_path) not in text  # no server path reaches the visitor
+    fallbacks = [p for p in builds if blocker not in Path(p).parents]
+    assert len(fallbacks) == 1, builds
+    assert {m.label: m.value for m in at.metric}["Personas"] == "12"

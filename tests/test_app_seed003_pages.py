@@ -150,7 +150,7 @@ def test_reliability_upload_validates_and_keeps_the_previous_file(env):
     up = at.file_uploader(key="rel_upload")
     up.set_value(("broken.csv", b"p,q\n0.2,1\n0.4,0\n", "text/csv")).run()
     assert not at.exception and len(at.error) == 1
-    assert "broken.csv: missing column(s) y" in at.error[0].value
+    assert "broken.csv: missing column(s) y" in plain(at.error[0].value)
     assert "\n" not in at.error[0].value
     at.file_uploader(key="rel_upload").set_value(("good.csv", csv(), "text/csv")).run()
     assert clean(at)
@@ -158,9 +158,26 @@ def test_reliability_upload_validates_and_keeps_the_previous_file(env):
     at.file_uploader(key="rel_upload").set_value(
         ("bad.csv", b"p,y\n0.3,1\n1.7,0\n", "text/csv")).run()
     assert not at.exception and len(at.error) == 1
-    err = at.error[0].value
-    assert err.startswith("bad.csv: column p must be") and "previous file, good.csv" in err
+    err = plain(at.error[0].value)
+    assert err.startswith("This file was refused: bad.csv: column p must be")
+    assert "previous file, good.csv" in err
     assert metrics(at)["ECE · p"] == good
+
+
+def test_reliability_refuses_a_hostile_upload_and_keeps_the_good_one(env):
+    """One 4 MB row of a million fields: refused before parsing, the good file stays."""
+    at = open_page(RELIABILITY, {"rel_data": "Upload"})
+    at.file_uploader(key="rel_upload").set_value(("good.csv", csv(), "text/csv")).run()
+    good = metrics(at)["ECE · p"]
+    hostile = b"p,y\n" + b"0.5," * 1_000_000 + b"\n"
+    at.file_uploader(key="rel_upload").set_value(("wide.csv", hostile, "text/csv")).run()
+    assert not at.exception and len(at.error) == 1
+    err = plain(at.error[0].value)
+    assert "fields, the header has 2" in err and "previous file, good.csv" in err
+    assert metrics(at)["ECE · p"] == good
+    at.slider(key="rel_bins").set_value(5).run()  # a later rerun keeps both
+    assert not at.exception and len(at.error) == 1 and "ECE · p" in metrics(at)
+    assert "Using the file good" in plain(" ".join(c.value for c in at.caption))
 
 
 # ---------------------------------------------------------------- Ranking reversal

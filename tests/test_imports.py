@@ -171,3 +171,21 @@ def test_threads_importing_in_different_orders_after_the_preload_never_fail(tria
                          cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "ERRORS []" in out.stdout, out.stdout[-2000:]
+
+
+def _cache_calls(tree: ast.AST):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name in ("cache_data", "cache_resource", "shared_cache"):
+                yield name, node
+
+
+@pytest.mark.parametrize("script", [*SCRIPTS, *sorted((ROOT / "pages" / "_shared").glob("*.py"))],
+                         ids=lambda p: p.name)
+def test_every_streamlit_cache_is_bounded(script):
+    """A class of visitors must not grow the server: every cache names ``max_entries``."""
+    for name, call in _cache_calls(ast.parse(script.read_text())):
+        keys = {k.arg for k in call.keywords}
+        assert "max_entries" in keys, f"{script.name}:{call.lineno}: unbounded {name}"

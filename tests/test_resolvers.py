@@ -379,3 +379,17 @@ def test_sorted_f05_grid_equals_the_direct_count(seed):
             c = pred[g] == gt
             tp, fp, fn = (c & ~skip).sum(), (~c & ~skip).sum(), skip.sum()
             assert got[g, i] == pytest.approx(float(f_beta(tp, fp, fn)), abs=1e-12)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 7, 9])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fast_softmax_is_bit_identical_to_numpys_reductions(k, seed):
+    """The slab-wise max/sum of ``_softmax_fast`` must not move any fitted grid point."""
+    from core.resolvers.nbf import _softmax_fast
+
+    rng = np.random.default_rng(seed)
+    z = rng.normal(scale=30, size=(6, 5, 18, k))
+    z[..., -1][rng.random(z.shape[:-1]) < 0.3] = -1e30  # padded labels
+    ref = z - z.max(-1, keepdims=True)
+    ref = np.exp(ref) / np.exp(ref).sum(-1, keepdims=True)
+    assert np.array_equal(_softmax_fast(z.copy()), ref)

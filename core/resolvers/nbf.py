@@ -75,12 +75,35 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return _softmax_fast(z)
 
 
+def _last_max(z: np.ndarray) -> np.ndarray:
+    """``z.max(-1)`` by slabs: numpy's reduction along a short trailing axis is slow."""
+    m = z[..., 0].copy()
+    for k in range(1, z.shape[-1]):
+        np.maximum(m, z[..., k], out=m)
+    return m
+
+
+def _last_sum(z: np.ndarray) -> np.ndarray:
+    """``z.sum(-1)`` by slabs, left to right — numpy's own order for fewer than 8 terms, so
+    the result is bit-identical (longer axes use numpy, whose pairwise sum differs)."""
+    if z.shape[-1] >= 8:
+        return z.sum(-1)
+    s = z[..., 0].copy()
+    for k in range(1, z.shape[-1]):
+        s += z[..., k]
+    return s
+
+
 def _softmax_fast(z: np.ndarray) -> np.ndarray:
     """Softmax over the last axis for inputs whose padded labels are already ≤ −1e30 (the
-    log-priors carry ``_NEG`` there), so no masking pass is needed; works in place."""
-    z = z - z.max(-1, keepdims=True)
+    log-priors carry ``_NEG`` there), so no masking pass is needed; works in place.
+
+    Equal, bit for bit, to ``exp(z − max) / sum(exp(z − max))`` with numpy's reductions
+    (``tests/test_resolvers.py`` checks it), about twice as fast for the 4-label axis.
+    """
+    z = z - _last_max(z)[..., None]
     np.exp(z, out=z)
-    z /= z.sum(-1, keepdims=True)
+    z /= _last_sum(z)[..., None]
     return z
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -82,7 +81,7 @@ from core.urlparams import NumberParam
 from .cache import shared_cache
 from .params import url_slider
 from .store import get_connection
-from .ui import csv_bytes, parquet_bytes, plotly_config
+from .ui import csv_bytes, escape_markdown, parquet_bytes, plotly_config
 
 __all__ = [
     "BRIDGE_METHODS",
@@ -316,28 +315,25 @@ def run_rule_pairs(path: str, stamp: int, family: str = "location", n_boot: int 
 
 
 # ---------------------------------------------------------------- upload
-_MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-_MAX_ROWS = 200_000
-
-
 def _parse_csv(data: bytes, name: str) -> pd.DataFrame:
-    """:func:`core.calibration.report.read_score_csv` on uploaded bytes (``ValueError``)."""
+    """:func:`core.calibration.report.read_score_csv` on uploaded bytes (``ValueError``).
+
+    The size, row and field-count checks and the time budget are the CLI's own
+    (``read_score_csv``'s defaults), done before pandas parses anything.
+    """
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(name).name).strip("._") or "upload.csv"
-    if len(data) > _MAX_UPLOAD_BYTES:
-        raise ValueError(f"{safe}: larger than {_MAX_UPLOAD_BYTES // 2**20} MB")
-    with tempfile.TemporaryDirectory() as tmp:
-        file = Path(tmp) / safe
-        file.write_bytes(data)
-        try:
-            frame = read_score_csv(file)
-        except ValueError as exc:
-            raise ValueError(str(exc).replace(str(file), safe).splitlines()[0]) from None
-        except Exception as exc:  # any other parser failure: still one line
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise ValueError(f"{safe}: not a readable CSV ({first})") from None
-    if len(frame) > _MAX_ROWS:
-        raise ValueError(f"{safe}: {len(frame):,} rows; at most {_MAX_ROWS:,}")
-    return frame
+    try:
+        return read_score_csv(data, name=safe)
+    except ValueError:
+        raise
+    except Exception as exc:  # any other parser failure: still one line
+        raise ValueError(f"{safe}: not a readable CSV ({type(exc).__name__})") from None
+
+
+@shared_cache(max_entries=32)
+def _parsed_upload(digest: str, name: str, _data: bytes) -> pd.DataFrame:
+    """The validated frame of an uploaded file, shared by digest (``ValueError`` if bad)."""
+    return _parse_csv(_data, name)
 
 
 def read_upload(uploaded, *, key: str) -> tuple[pd.DataFrame, str, str] | None:
@@ -348,7 +344,9 @@ def read_upload(uploaded, *, key: str) -> tuple[pd.DataFrame, str, str] | None:
     uploaded : UploadedFile or None
         The value of ``st.file_uploader``.
     key : str
-        Session-state slot of this uploader's last good file.
+        Prefix of this uploader's session-state slots: the last good file's name and digest,
+        and the digest and reason of a refused file (small values only; the parsed frames
+        live in a bounded shared cache keyed on the digest).
 
     Returns
     -------
@@ -359,28 +357,44 @@ def read_upload(uploaded, *, key: str) -> tuple[pd.DataFrame, str, str] | None:
 
     Notes
     -----
-    A file that does not validate shows **one** ``st.error`` line (the ``ValueError``'s
-    message, no traceback) and the previous good file, if any, stays in use. Removing the
-    file from the uploader forgets it.
+    A file that does not validate shows **one** ``st.error`` line (why it was refused, as
+    plain text) and the previous good file, if any, stays in use and is named. The verdict
+    on a refused file is remembered by its digest, so later reruns do not parse it again.
+    Removing the file from the uploader forgets the last good one.
     """
-    slot = f"{key}__last_good"
+    slot, refused = f"{key}__last_good", f"{key}__refused"
     if uploaded is None:
-        st.session_state.pop(slot, None)
+        for k in (slot, refused):
+            st.session_state.pop(k, None)
         return None
     data = uploaded.getvalue()
     digest = hashlib.sha1(data).hexdigest()
-    last = st.session_state.get(slot)
-    if last is not None and last[2] == digest:
-        return last
-    try:
-        frame = _parse_csv(data, uploaded.name)
-    except ValueError as exc:
-        keep = (f" Still showing the previous file, {last[1]}." if last is not None else "")
-        st.error(f"{exc}{keep}", icon=":material/error:")
-        return last
-    good = (frame, str(uploaded.name), digest)
-    st.session_state[slot] = good
-    return good
+    last = st.session_state.get(slot)  # (name, digest) of the last good file
+    if last is not None and last[1] == digest:
+        return _parsed_upload(digest, last[0], data), last[0], digest
+    verdict = st.session_state.get(refused)
+    if verdict is None or verdict[0] != digest:
+        try:
+            frame = _parsed_upload(digest, str(uploaded.name), data)
+        except ValueError as exc:
+            verdict = (digest, str(exc).splitlines()[0])
+            st.session_state[refused] = verdict
+        else:
+            st.session_state[slot] = (str(uploaded.name), digest)
+            st.session_state.pop(refused, None)
+            return frame, str(uploaded.name), digest
+    kept = None
+    if last is not None:
+        try:  # the previous file's frame: a cache hit by digest (its bytes are not hashed);
+            kept = _parsed_upload(last[1], last[0], b"")  # evicted → parsing b"" refuses
+        except ValueError:
+            kept = None
+    keep = (f" Still showing the previous file, {last[0]}." if kept is not None else
+            " The previous file has expired from the cache; upload it again."
+            if last is not None else "")
+    st.error(escape_markdown(f"This file was refused: {verdict[1]}{keep}"),
+             icon=":material/error:")
+    return (kept, last[0], last[1]) if kept is not None else None
 
 
 # ---------------------------------------------------------------- reliability analysis

@@ -107,13 +107,13 @@ def store_guard() -> Iterator[None]:
         st.stop()
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False, max_entries=4)
 def _build_lock(path: str) -> threading.Lock:
     """One lock per store path, shared by every session of this server process."""
     return threading.Lock()
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False, max_entries=1)
 def _fallback_state() -> dict:
     """Per process: the temporary folder of the fallback store and why it was needed."""
     return {"dir": None, "reason": None}
@@ -160,7 +160,7 @@ def ensure_store() -> Path:
             if not path.exists():
                 try:
                     _build_default(path)
-                except (OSError, duckdb.Error) as exc:
+                except (OSError, duckdb.Error, StoreError) as exc:
                     if state["dir"] is not None:
                         _fail(exc)
                     state["reason"] = public_message(exc)
