@@ -1,28 +1,57 @@
 # Arbiter: the two set-up commands of the README live here.
+#
+# Everything runs in a project-local virtual environment, .venv (git-ignored), created on first
+# use with $(PYTHON) -m venv and filled with pip; nothing depends on the machine's own packages.
+# A stamp file named after a checksum of the requirements files records what was installed, so
+# a second `make test` installs nothing; editing a requirements file changes the checksum and
+# installs again.
 PYTHON ?= python3
 PORT ?= 8501
+VENV ?= .venv
+PY := $(VENV)/bin/python
 
-.PHONY: run test deps test-deps browser lint bench
+RUN_SUM := $(shell cat requirements.txt | cksum | cut -d' ' -f1)
+DEV_SUM := $(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+RUN_STAMP := $(VENV)/.installed-run-$(RUN_SUM)
+DEV_STAMP := $(VENV)/.installed-dev-$(DEV_SUM)
 
-run: deps  ## install the runtime, then start the app (it builds its store on first start)
-	$(PYTHON) -m streamlit run app.py --server.port $(PORT)
+.PHONY: run test test-fast deps test-deps venv browser lint bench
 
-deps:
-	$(PYTHON) -m pip install -q -r requirements.txt
+run: deps  ## install the runtime into .venv, build the store if missing, start the app
+	$(PY) serve.py --server.port $(PORT)
 
-test-deps:
-	$(PYTHON) -m pip install -q -r requirements-dev.txt
+venv: $(PY)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+deps: $(RUN_STAMP)
+
+test-deps: $(DEV_STAMP)
+
+$(RUN_STAMP): requirements.txt | $(PY)
+	$(PY) -m pip install -q -r requirements.txt
+	rm -f $(VENV)/.installed-run-*
+	touch $@
+
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install -q -r requirements-dev.txt
+	rm -f $(VENV)/.installed-dev-* $(VENV)/.installed-run-*
+	touch $@ $(RUN_STAMP)
 
 browser:  ## Debian's Chromium for the Playwright tests (Playwright's own download cannot work here)
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
 
-lint:
-	$(PYTHON) -m ruff check .
+lint: test-deps
+	$(PY) -m ruff check .
 
 test: test-deps browser lint  ## install test dependencies and run every test
-	$(PYTHON) -m pytest -q
+	$(PY) -m pytest -q
 
-bench:
-	$(PYTHON) benchmarks/bench_testbed.py
+test-fast: test-deps lint  ## lint and every test but the real-browser ones
+	$(PY) -m pytest -q -m "not browser"
+
+bench: test-deps
+	$(PY) benchmarks/bench_testbed.py

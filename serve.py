@@ -16,6 +16,7 @@ script time, status (see ``pages/_shared/timing.py``).
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -52,7 +53,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     os.chdir(ROOT)
     _ensure_store()
+    # cache decorators check their options against a storage manager at import time and log
+    # "No runtime found" before the server exists; the caches bind to the runtime when called
+    import streamlit.runtime.caching.cache_data_api  # noqa: F401  (creates its logger)
+
+    cache_log = logging.getLogger("streamlit.runtime.caching.cache_data_api")
+    level = cache_log.level
+    cache_log.setLevel(logging.ERROR)
     import pages._shared.preload  # noqa: F401  (everything, once, before any session)
+
+    cache_log.setLevel(level)
 
     from pages._shared import timing
 

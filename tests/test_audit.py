@@ -14,7 +14,7 @@ from core.cli import main
 from core.store import build_store, connect
 from core.testbed.config import TestbedConfig
 
-SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "survey2agent-sample"
+SAMPLE = Path(__file__).resolve().parent / "fixtures" / "survey2agent-sample"  # CC BY 4.0
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from core.testbed.questions import QIDS, SOURCES
 from core.testbed.schema import LAYERS
 from core.testbed.vocab import SOCIAL_ACTIVITIES, STRESS_EVENTS
 
-SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "survey2agent-sample"
+SAMPLE = Path(__file__).resolve().parent / "fixtures" / "survey2agent-sample"  # CC BY 4.0
 SEED = "s20260321"
 PID = "bench_shift_121_avery_ellis"
 PDIR = f"benchmark/seeds/{SEED}/{PID}"
