@@ -34,7 +34,7 @@ from core.evaluation.selective import (
     threshold_metrics,
 )
 from core.figures.selective import risk_coverage_figure, threshold_figure
-from core.figures.style import METHOD_SHORT, PAPER_COLOR, method_color
+from core.figures.style import CURRENT_COLOR, METHOD_SHORT, PAPER_COLOR, method_color
 from core.store import StoreError
 from core.urlparams import ChoiceParam, NumberParam, parse_query
 from pages._shared import (
@@ -113,7 +113,7 @@ def selective_figures(path: str, stamp: int, method: str, theta: float):
                "color": PAPER_COLOR},
               {"coverage": answered / n_all,
                "risk": at_theta["errors"].sum() / max(1, answered),
-               "name": f"skip rule at θ = {theta:.2f}", "color": "#111827", "size": 10}]
+               "name": f"skip rule at θ = {theta:.2f}", "color": CURRENT_COLOR, "size": 10}]
     rc = risk_coverage_figure(load_risk_coverage(path, stamp, method),
                               color=method_color(method), name=METHOD_SHORT[method],
                               points=points, title="Risk–coverage (pooled over seeds)")

@@ -239,3 +239,17 @@ def test_heldout_and_algorithm1_figures():
     assert np.allclose(arr(by_name(fig, "truth Δ_Y = +0.150").y), 0.15)
     assert np.allclose(arr(by_name(fig, "no difference").y), 0)
     assert "R(EG) − R(native)" in fig.layout.yaxis.title.text
+
+
+def _luminance(hex_color: str) -> float:
+    rgb = [int(hex_color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+@pytest.mark.parametrize("background", ["#FFFFFF", "#0F141B"])  # .streamlit/config.toml
+def test_the_current_value_colour_reads_on_both_themes(background):
+    from core.figures.style import CURRENT_COLOR
+
+    hi, lo = sorted((_luminance(CURRENT_COLOR), _luminance(background)), reverse=True)
+    assert (hi + 0.05) / (lo + 0.05) >= 3.0

@@ -30,7 +30,7 @@ from core.calibration.corp import CorpBand, CorpCurve
 from core.calibration.reliability import ConsistencyBands, ReliabilityCurve
 from core.calibration.smooth import SmoothReliability
 
-from .style import METHOD_COLORS, PAPER_COLOR, REFERENCE_COLOR, base_layout
+from .style import CURRENT_COLOR, METHOD_COLORS, PAPER_COLOR, REFERENCE_COLOR, base_layout
 
 __all__ = [
     "ESTIMATOR_COLORS",
@@ -71,7 +71,7 @@ ESTIMATOR_NAMES = {"human_only": "human-only (β = 0)", "trisource": "TriSource-
 
 _DIAGONAL = {"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5}
 _PREVALENCE = {"color": REFERENCE_COLOR, "dash": "dot", "width": 1.5}
-_CURRENT = {"color": "#111827", "width": 2}
+_CURRENT = {"color": CURRENT_COLOR, "width": 2}
 
 
 def rule_colors(names: Sequence[str]) -> dict[str, str]:
@@ -482,7 +482,7 @@ def brier_gap_figure(*, prevalences, exact_gap, midpoint: float, names: Sequence
                              line={"color": REFERENCE_COLOR, "width": 1}, hoverinfo="skip"))
     fig.add_trace(go.Scatter(
         x=grid, y=exact, mode="lines", name="constant rules at the means (exact)",
-        line={"color": "#111827", "width": 2.5},
+        line={"color": CURRENT_COLOR, "width": 2.5},
         hovertemplate="π %{x:.2f}: gap %{y:+.3f} (constant rules)<extra></extra>"))
     if measured_gap is not None:
         fig.add_trace(go.Scatter(

@@ -20,6 +20,7 @@ from core.evaluation.run import METHOD_LABELS
 from core.testbed.questions import SOURCE_LABELS, SOURCES
 
 from .style import (
+    CURRENT_COLOR,
     METHOD_SHORT,
     NOMINAL_COLOR,
     REFERENCE_COLOR,
@@ -186,8 +187,8 @@ def grid_figure(mean: pd.DataFrame, methods: Sequence[str], *,
                 fig.add_trace(go.Scatter(
                     x=nominal, y=names, mode="markers", name="nominal cell",
                     legendgroup="nominal", showlegend=(i, j) == (1, 1),
-                    marker={"symbol": "line-ns", "size": 14, "color": "#111827",
-                            "line": {"width": 2, "color": "#111827"}},
+                    marker={"symbol": "line-ns", "size": 14, "color": CURRENT_COLOR,
+                            "line": {"width": 2, "color": CURRENT_COLOR}},
                     hovertemplate="%{y}: nominal %{x:.1f} %<extra></extra>"), row=i, col=j)
     layout = titled_layout(height=140 + 95 * len(scales) * max(1, len(methods)) // 3,
                            title=title)

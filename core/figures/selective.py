@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from core.evaluation.metrics import RiskCoverage
 
-from .style import PAPER_COLOR, REFERENCE_COLOR, titled_layout
+from .style import CURRENT_COLOR, PAPER_COLOR, REFERENCE_COLOR, titled_layout
 
 __all__ = ["SWEEP_COLORS", "risk_coverage_figure", "threshold_figure"]
 
@@ -24,7 +24,7 @@ __all__ = ["SWEEP_COLORS", "risk_coverage_figure", "threshold_figure"]
 SWEEP_COLORS = {"coverage": "#2B6CB0", "selective_accuracy": "#12A38F", "f05": "#7C5CBF"}
 _SWEEP_NAMES = {"coverage": "coverage", "selective_accuracy": "selective accuracy",
                 "f05": "F0.5 (macro-derived)"}
-_CURRENT = {"color": "#111827", "width": 2}
+_CURRENT = {"color": CURRENT_COLOR, "width": 2}
 _CALIBRATED = {"color": PAPER_COLOR, "dash": "dash", "width": 1.5}
 
 
@@ -69,7 +69,7 @@ def risk_coverage_figure(rc: RiskCoverage, *, color: str = "#0072B2",
             x=[100 * float(p["coverage"])], y=[100 * float(p["risk"])], mode="markers",
             name=str(p["name"]),
             marker={"size": p.get("size", 13), "symbol": p.get("symbol", "circle"),
-                    "color": p.get("color", "#111827"), "line": {"width": 1.5,
+                    "color": p.get("color", CURRENT_COLOR), "line": {"width": 1.5,
                                                                  "color": "white"}},
             hovertemplate=f"{p['name']}: coverage %{{x:.1f}} %, risk %{{y:.1f}} %"
                           "<extra></extra>"))
@@ -127,7 +127,7 @@ def threshold_figure(sweep: pd.DataFrame, *, theta: float, calibrated: Sequence[
                           "font": {"size": 11, "color": PAPER_COLOR}})
     notes.append({"text": f"θ = {float(theta):.2f}", "x": float(theta), "xref": "x", "y": 1.0,
                   "yref": "y domain", "xanchor": "left", "yanchor": "top", "showarrow": False,
-                  "font": {"size": 12, "color": "#111827"}})
+                  "font": {"size": 12, "color": CURRENT_COLOR}})
     if forced is not None and np.isfinite(forced):
         shapes.append({"type": "line", "xref": "x domain", "yref": "y", "x0": 0, "x1": 1,
                        "y0": float(forced), "y1": float(forced),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 __all__ = [
+    "CURRENT_COLOR",
     "LATENT_COLOR",
     "METHOD_COLORS",
     "METHOD_SHORT",
@@ -32,6 +33,11 @@ LATENT_COLOR = "#64748B"
 
 #: Reference lines (thresholds, midnight) and their labels.
 REFERENCE_COLOR = "#7B8594"
+
+#: The value a widget has chosen now (θ, π, the budget, the nominal cell): a solid neutral that
+#: keeps a contrast ratio ≥ 3 on both themes' backgrounds (4.9 on #FFFFFF, 3.8 on #0F141B),
+#: where the near-black it replaces vanished in dark mode.
+CURRENT_COLOR = "#6B7280"
 
 #: One colour per source, in the order of ``core.testbed.questions.SOURCES``.
 SOURCE_COLORS = MappingProxyType({
