@@ -27,7 +27,7 @@ class FakePages:
 
 def fake_ctx(page_hash="h1", fragments=None):
     return SimpleNamespace(page_script_hash=page_hash, fragment_ids_this_run=fragments,
-                           pages_manager=FakePages())
+                           pages_manager=FakePages(), session_id="s-1")
 
 
 @pytest.fixture
@@ -54,7 +54,8 @@ def test_full_run_writes_one_line(log):
     assert result == (42, True, None, False, None)
     (row,) = rows(log)
     assert len(row) == len(timing.COLUMNS)
-    wall, page, kind, seconds, status = row
+    wall, page, kind, seconds, status, session = row
+    assert session == "s-1"
     assert t0 <= float(wall) <= time.time()
     assert (page, kind, status) == ("/Walkthrough", "full", "ok")
     assert 0.02 <= float(seconds) < 5

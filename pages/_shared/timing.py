@@ -29,6 +29,9 @@ Columns (:data:`COLUMNS`):
     uncaught exception in the page (shown to the visitor as an exception box); or the class
     name of an exception that escaped Streamlit's own handler. Only ``ok`` rows measure a
     complete run.
+``session``
+    The Streamlit session id (``ctx.session_id``, the ``new_session.initialize.session_id``
+    a client receives), so concurrent sessions' rows can be told apart.
 
 Only the outermost call per thread is logged (a per-thread depth counter), so a nested call
 never writes a second line. Logging failures are swallowed: the diagnostic never raises into
@@ -49,7 +52,7 @@ __all__ = ["COLUMNS", "ENV_VAR", "install", "install_from_env", "is_installed", 
 ENV_VAR = "ARBITER_TIMING_LOG"
 
 #: The tab-separated columns of one log line, in order.
-COLUMNS: tuple[str, ...] = ("wall", "page", "kind", "seconds", "status")
+COLUMNS: tuple[str, ...] = ("wall", "page", "kind", "seconds", "status", "session")
 
 #: Attribute set on the wrapper; it is the install guard (see :func:`is_installed`).
 _MARK = "_arbiter_timing_log"
@@ -162,8 +165,9 @@ def _make_wrapper(original: Callable[..., Any], path: str) -> Callable[..., Any]
             seconds = time.perf_counter() - t0
             local.depth = 0
             try:
+                session = str(getattr(ctx, "session_id", "") or "")
                 write(f"{time.time():.6f}\t{page_label(ctx)}\t{kind}\t{seconds:.6f}\t"
-                      f"{status}\n")
+                      f"{status}\t{session}\n")
             except Exception:  # noqa: S110
                 pass
 
