@@ -94,10 +94,6 @@ def theta_spec(grid: np.ndarray, default: float) -> NumberParam:
                        default)
 
 
-def _theta_to_url(key: str) -> None:
-    st.query_params["theta"] = f"{float(st.session_state[key]):.2f}"
-
-
 @shared_cache(max_entries=64)
 def selective_figures(path: str, stamp: int, method: str, theta: float):
     """The risk–coverage and threshold figures of ``method`` at ``theta`` (shared)."""
@@ -148,11 +144,14 @@ def panel() -> None:
             if "theta" in parsed.values:
                 st.session_state[key] = parsed.values["theta"]
     theta = st.slider(f"Threshold: {rules[0].label}", spec.lo, spec.hi, step=spec.step,
-                      key=key, format="%.2f", on_change=_theta_to_url, args=(key,),
+                      key=key, format="%.2f",
                       help="The seeds' calibrated thresholds: "
                            + ", ".join(f"{c:.2f}" for c in calibrated) + ".")
     theta = spec.snap(float(theta))
-    if st.query_params.get("theta") != f"{theta:.2f}":
+    if theta == default:  # the median calibrated θ is the default: keep the URL clean
+        if "theta" in st.query_params:
+            del st.query_params["theta"]
+    elif st.query_params.get("theta") != f"{theta:.2f}":
         st.query_params["theta"] = f"{theta:.2f}"
     with store_guard():
         at_theta, at_cal, rc_fig, th_fig = selective_figures(str(path), stamp, method, theta)

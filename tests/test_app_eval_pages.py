@@ -229,3 +229,10 @@ def test_walkthrough_protocol_uses_the_majority_vote_stand_in(eval_env):
     assert any("Majority Vote is wrong" in i.value for i in at.info)
     labels = [m.label for m in at.metric]
     assert {"+ (ii)", "+ (iii)", "+ (v)"} <= set(labels)
+
+
+def test_selective_qa_keeps_the_default_threshold_out_of_the_url(eval_env):
+    at = run_direct(SELECTIVE)
+    assert not at.exception and "theta" not in at.query_params
+    at.slider(key="sq_theta_dsnbf_skip").set_value(0.9).run()
+    assert not at.exception and at.query_params["theta"] in ("0.90", ["0.90"])
