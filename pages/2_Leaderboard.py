@@ -39,6 +39,7 @@ from pages._shared import (
     ensure_store,
     open_page,
     plotly_config,
+    public_message,
     store_guard,
     store_stamp,
     table_height,
@@ -70,7 +71,8 @@ with store_guard():
     try:
         runs = load_cached_runs(str(path), stamp)
     except StoreError as exc:
-        st.error(f"No resolver results to show: {exc}", icon=":material/database:")
+        st.error(f"No resolver results to show: {public_message(exc)}",
+                 icon=":material/database:")
         st.stop()
 seeds = [r.seed for r in runs]
 n_clusters = sum(len(r.personas) for r in runs)

@@ -43,6 +43,7 @@ from pages._shared import (
     notice,
     open_page,
     plotly_config,
+    public_message,
     store_guard,
     store_stamp,
     table_style,
@@ -71,7 +72,8 @@ with store_guard():
     try:
         load_cached_runs(str(path), stamp)
     except StoreError as exc:
-        st.error(f"No resolver results to show: {exc}", icon=":material/database:")
+        st.error(f"No resolver results to show: {public_message(exc)}",
+                 icon=":material/database:")
         st.stop()
 
 st.title("Selective QA: when should a resolver abstain?")

@@ -44,6 +44,7 @@ from pages._shared import (
     ensure_store,
     escape_markdown,
     open_page,
+    public_message,
     store_guard,
     store_stamp,
     url_multiselect,
@@ -174,7 +175,8 @@ def panel() -> None:
             try:
                 answers = load_nq_rules(str(path), stamp)
             except StoreError as exc:
-                st.error(f"The NQ-open case is not available: {exc}", icon=":material/database:")
+                st.error(f"The NQ-open case is not available: {public_message(exc)}",
+                         icon=":material/database:")
                 st.stop()
         for r in NQ_RULES:
             frames[r] = rule_frame(answers[r], answers["y"], answers["z"])
@@ -198,7 +200,7 @@ def panel() -> None:
                     items, _ = load_bridge(str(path), stamp,
                                            "dsnbf" if r == "tier prior" else r, ref)
                 except (StoreError, ValueError) as exc:
-                    st.error(f"No resolver predictions to show: {exc}",
+                    st.error(f"No resolver predictions to show: {public_message(exc)}",
                              icon=":material/database:")
                     st.stop()
             p = items["c_b"] if r == "tier prior" else items["c_a"]

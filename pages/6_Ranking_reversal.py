@@ -52,6 +52,7 @@ from core.urlparams import ChoiceParam, NumberParam
 from pages._shared import (
     ensure_store,
     open_page,
+    public_message,
     store_guard,
     store_stamp,
     url_segmented,
@@ -167,7 +168,8 @@ def main_panel() -> None:
             try:
                 answers = load_nq_rules(str(path), stamp)
             except StoreError as exc:
-                st.error(f"The NQ-open case is not available: {exc}", icon=":material/database:")
+                st.error(f"The NQ-open case is not available: {public_message(exc)}",
+                         icon=":material/database:")
                 st.stop()
         n1, n2, n3 = st.columns([1, 1, 2])
         with n1:
@@ -354,7 +356,8 @@ def bridge_panel() -> None:
         with store_guard():
             _, analysis = load_bridge(str(path), stamp, method, ref)
     except (StoreError, ValueError) as exc:
-        st.info(f"No resolver predictions to bridge: {exc}", icon=":material/database:")
+        st.info(f"No resolver predictions to bridge: {public_message(exc)}",
+                icon=":material/database:")
     else:
         analysis = analysis.assign(predicted=[
             bool(min(pz_, py_) < c_ < max(pz_, py_)) for pz_, py_, c_ in
@@ -415,7 +418,7 @@ try:
         items, nq_answers = load_nq301(str(path), stamp)
         pairs = run_rule_pairs(str(path), stamp)
 except StoreError as exc:
-    st.info(f"The NQ-open case is not available: {exc}", icon=":material/database:")
+    st.info(f"The NQ-open case is not available: {public_message(exc)}", icon=":material/database:")
     st.stop()
 shift, acc, auc = cached_result("rr_nq", (str(path), stamp), lambda: (
     prevalence_shift(items, items=nq_answers), system_accuracy(items),

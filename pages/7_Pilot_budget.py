@@ -34,6 +34,7 @@ from core.urlparams import ChoiceParam, NumberParam
 from pages._shared import (
     ensure_store,
     open_page,
+    public_message,
     store_guard,
     store_stamp,
     url_number,
@@ -323,7 +324,8 @@ def nq_panel(budget: int, reps: int, design: str) -> None:
         with store_guard():
             load_nq_rules(str(path), stamp)
     except StoreError as exc:
-        st.info(f"The NQ-open case is not available: {exc}", icon=":material/database:")
+        st.info(f"The NQ-open case is not available: {public_message(exc)}",
+                icon=":material/database:")
         st.stop()
     n1, n2, n3 = st.columns([1, 1, 2])
     with n1:

@@ -36,6 +36,7 @@ from .store import (
     load_personas,
     load_selection_pool,
     load_store_info,
+    public_message,
     store_guard,
     store_stamp,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "parse_qid",
     "parse_seed",
     "plotly_config",
+    "public_message",
     "resolve_url_choice",
     "source_chip",
     "store_guard",
