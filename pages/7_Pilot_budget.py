@@ -28,7 +28,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.figures.calibration import algorithm1_figure, budget_curves_figure, heldout_figure
+from core.figures.calibration import (
+    algorithm1_figure,
+    budget_curves_figure,
+    budget_marker_shapes,
+    heldout_figure,
+)
+from core.figures.overlay import with_overlay
 from core.store import StoreError
 from core.urlparams import ChoiceParam, NumberParam
 from pages._shared import (
@@ -187,9 +193,12 @@ def panel() -> None:
 
     # ---------------------------------------------------------------- curves
     settings = (*k, budget, reps, design, kind)
-    cfig = cached_figure("pb_curves", settings, lambda: budget_curves_figure(
-        curve, budget=budget, level=sim.level,
-        title=f"Over the budget ({reps:,} pilots per point, {DESIGNS[design]} design, {kind})"))
+    base = cached_figure("pb_curves", (*k, reps, design, kind, sim.level),
+                         lambda: budget_curves_figure(
+                             curve, level=sim.level,
+                             title=f"Over the budget ({reps:,} pilots per point, "
+                                   f"{DESIGNS[design]} design, {kind})"))
+    cfig = with_overlay(base, shapes=budget_marker_shapes(budget))  # the budget: ~5 ms
     show_figure(cfig, key="pb_curves", stem="pilot_budget_curves", alt="Pilot budget curves")
     st.caption(
         "Both estimators target the same Δ_Y, so both stay near nominal coverage (dotted); the "

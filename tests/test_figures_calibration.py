@@ -253,3 +253,19 @@ def test_the_current_value_colour_reads_on_both_themes(background):
 
     hi, lo = sorted((_luminance(CURRENT_COLOR), _luminance(background)), reverse=True)
     assert (hi + 0.05) / (lo + 0.05) >= 3.0
+
+
+def test_a_budget_overlay_equals_the_figure_built_with_the_budget():
+    """The cheap overlay draws exactly what the builder draws for the chosen budget."""
+    from core.figures.calibration import budget_curves_figure, budget_marker_shapes
+    from core.figures.overlay import with_overlay
+
+    rows = [{"estimator": e, "budget": b, "rmse": 0.1 / b, "bias": 0.0, "mean_width": 1 / b,
+             "coverage": 0.95, "p_correct_direction": 0.9, "false_termination": 0.01,
+             "escalation": 0.5 / b} for e in ("human_only", "trisource") for b in (10, 50, 200)]
+    summary = pd.DataFrame(rows)
+    built = budget_curves_figure(summary, budget=50, level=0.95, title="t")
+    base = budget_curves_figure(summary, level=0.95, title="t")
+    over = with_overlay(base, shapes=budget_marker_shapes(50))
+    assert over.to_dict() == built.to_dict()
+    assert len(base.layout.shapes) == 0  # the shared base is untouched

@@ -42,6 +42,7 @@ __all__ = [
     "brier_gap_figure",
     "bridge_figure",
     "budget_curves_figure",
+    "budget_marker_shapes",
     "corp_reliability_figure",
     "decomposition_figure",
     "heldout_figure",
@@ -676,6 +677,21 @@ _BUDGET_PANELS = (("rmse", "RMSE of the gap"), ("mean_width", "Mean interval wid
                   ("false_termination", "False terminations"), ("escalation", "Escalations"))
 
 
+def budget_marker_shapes(budget: float) -> list[dict]:
+    """The chosen budget as one vertical line per panel of :func:`budget_curves_figure`.
+
+    Direct layout shapes (``add_vline`` is slow per panel); pass them to
+    :func:`core.figures.overlay.with_overlay` to mark a budget on a shared base figure.
+    """
+    shapes = []
+    for k in range(len(_BUDGET_PANELS)):
+        ax = "" if k == 0 else str(k + 1)
+        shapes.append({"type": "line", "xref": f"x{ax}", "yref": f"y{ax} domain",
+                       "x0": float(budget), "x1": float(budget), "y0": 0, "y1": 1,
+                       "line": dict(_CURRENT), "opacity": 0.5})
+    return shapes
+
+
 def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
                          level: float = 0.95, title: str | None = None,
                          height: int = 520) -> go.Figure:
@@ -723,13 +739,7 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
             fig.add_trace(go.Scatter(x=[xs.min(), xs.max()], y=[level, level], mode="lines",
                                      name=f"nominal {level:.0%}", line=dict(_PREVALENCE),
                                      hoverinfo="skip"), row=r + 1, col=c + 1)
-    shapes = []
-    if budget is not None:  # one line per panel (direct shapes: add_vline is slow per panel)
-        for k in range(len(_BUDGET_PANELS)):
-            ax = "" if k == 0 else str(k + 1)
-            shapes.append({"type": "line", "xref": f"x{ax}", "yref": f"y{ax} domain",
-                           "x0": float(budget), "x1": float(budget), "y0": 0, "y1": 1,
-                           "line": dict(_CURRENT), "opacity": 0.5})
+    shapes = budget_marker_shapes(budget) if budget is not None else []
     fig.update_layout(**_layout(height=height, title=title), shapes=shapes)
     cov = summary["coverage"].to_numpy(float)
     if cov.size and np.isfinite(cov).any():  # no zoom into Monte Carlo noise around 95 %
