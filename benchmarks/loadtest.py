@@ -1215,7 +1215,7 @@ class Server:
         with contextlib.suppress(OSError):
             for line in self.timing_log.read_text().splitlines():
                 parts = line.split("\t")
-                if len(parts) == 5:
+                if len(parts) >= 5:  # a sixth column (the session id) may follow
                     with contextlib.suppress(ValueError):
                         out.append((float(parts[0]), parts[1], parts[2], float(parts[3]),
                                     parts[4]))
