@@ -17,7 +17,9 @@ PPS design has no step-by-step walk: the walk then uses the stratified design an
 
 Everything below the title is one ``st.fragment``; the Algorithm 1 walk and the NQ-open
 section are fragments inside it, so the pilot number or the NQ rules rerun only their own
-section. Figures are cached across sessions by the settings.
+section. The NQ-open pilots (five budgets of real-data pilots, about 1 s for new settings)
+run only while their expander is open (open by default when a link names ``pb_nq_a`` or
+``pb_nq_b``). Figures are cached across sessions by the settings.
 """
 
 from __future__ import annotations
@@ -106,8 +108,9 @@ P_KIND = ChoiceParam("pb_kind", "budget kind", ("attempted", "usable"), default=
 P_WALK = NumberParam("pb_walk", "pilot number", 0, 199, 1, 1, integer=True)
 P_A = ChoiceParam("pb_nq_a", "rule A", NQ_A, default=NQ_A[0])
 P_B = ChoiceParam("pb_nq_b", "rule B", NQ_B, default="const@0.50")
-open_page("pilot", [P_BUDGET, P_REPS, P_DESIGN, P_KIND, *scenario_params("pb"), P_WALK, P_A,
-                    P_B])
+if open_page("pilot", [P_BUDGET, P_REPS, P_DESIGN, P_KIND, *scenario_params("pb"), P_WALK,
+                       P_A, P_B]) and {"pb_nq_a", "pb_nq_b"} & set(st.query_params.keys()):
+    st.session_state["pb_nq_open"] = True  # a link that names the NQ rules opens their section
 
 
 @st.fragment
@@ -329,64 +332,73 @@ def walk_panel(k: tuple[float, ...], design: str) -> None:
 def nq_panel(budget: int, reps: int, design: str) -> None:
     """The same budgets on the real NQ-open answers (the rules rerun only this)."""
     st.header("The same budgets on real answers (NQ-open)")
-    try:
+    box = st.expander("Real pilots on the 1,490 human-labelled answers (about 1 s for new "
+                      "settings, computed when opened)", key="pb_nq_open", on_change="rerun",
+                      icon=":material/fact_check:")
+    with box:
+        if not box.open:
+            return
+        try:
+            with store_guard():
+                load_nq_rules(str(path), stamp)
+        except StoreError as exc:
+            st.info(f"The NQ-open case is not available: {public_message(exc)}",
+                    icon=":material/database:")
+            st.stop()
+        n1, n2, n3 = st.columns([1, 1, 2])
+        with n1:
+            rule_a = url_select(P_A, "Rule A")
+        with n2:
+            rule_b = url_select(P_B, "Rule B")
+        if rule_a == rule_b:
+            other = "const@0.50" if rule_a != "const@0.50" else "agreement"
+            st.warning(f"Rule A and rule B are both {rule_a}; comparing {rule_a} with {other} "
+                       "instead.", icon=":material/warning:")
+            rule_b = other
+        with n3:
+            st.caption("Every pilot samples answers, reveals only their human labels, and "
+                       "estimates the gap of the two rules over all 1,490 answers; its error is "
+                       "measured against the real human labels held back — nothing here is "
+                       "simulated but the sampling. Budgets count usable labels; clusters are "
+                       "questions.")
+        nq_budgets = tuple(sorted({*NQ_BUDGETS, budget}))
         with store_guard():
-            load_nq_rules(str(path), stamp)
-    except StoreError as exc:
-        st.info(f"The NQ-open case is not available: {public_message(exc)}",
-                icon=":material/database:")
-        st.stop()
-    n1, n2, n3 = st.columns([1, 1, 2])
-    with n1:
-        rule_a = url_select(P_A, "Rule A")
-    with n2:
-        rule_b = url_select(P_B, "Rule B")
-    if rule_a == rule_b:
-        other = "const@0.50" if rule_a != "const@0.50" else "agreement"
-        st.warning(f"Rule A and rule B are both {rule_a}; comparing {rule_a} with {other} "
-                   "instead.", icon=":material/warning:")
-        rule_b = other
-    with n3:
-        st.caption("Every pilot samples answers, reveals only their human labels, and estimates "
-                   "the gap of the two rules over all 1,490 answers; its error is measured "
-                   "against the real human labels held back — nothing here is simulated but the "
-                   "sampling. Budgets count usable labels; clusters are questions.")
-    nq_budgets = tuple(sorted({*NQ_BUDGETS, budget}))
-    with store_guard():
-        real = pd.concat([run_real_pilot(str(path), stamp, b, reps, rule_a, rule_b, design)
-                          for b in nq_budgets], ignore_index=True)
-    at_b = real[real["budget"] == budget].set_index("estimator")
-    rh, rt = at_b.loc["human_only"], at_b.loc["trisource"]
-    st.markdown(f"##### TriSource-Restore at {budget} usable labels, {reps:,} real pilots")
-    r = st.columns(5)
-    r[0].metric("Truth gap Δ_Y", f"{rt['delta_y']:+.3f}", border=True,
-                delta=f"exact match {rt['delta_z']:+.3f}", **INFO,
-                help=f"R({rule_b}) − R({rule_a}) over the 1,490 answers (> 0: {rule_a} better), "
-                     "by the held-back human labels; the exact-match value beside it.")
-    r[1].metric("RMSE", f"{rt['rmse']:.4f}", border=True,
-                delta=f"human-only {rh['rmse']:.4f}", **INFO)
-    r[2].metric("95 % width", f"{rt['mean_width']:.4f}", border=True,
-                delta=f"human-only {rh['mean_width']:.4f}", **INFO,
-                help=f"{rt['width_reduction']:.1%} narrower than human-only.")
-    r[3].metric("Coverage", f"{rt['coverage']:.3f}", border=True,
-                delta=f"human-only {rh['coverage']:.3f}", **INFO,
-                help="Share of pilots whose interval contains the full-human gap.")
-    r[4].metric("Right direction", f"{rt['p_correct_direction']:.3f}", border=True,
-                delta=f"human-only {rh['p_correct_direction']:.3f}", **INFO)
-    nfig = cached_figure("pb_nq", (str(path), stamp, rule_a, rule_b, reps, design, budget),
-                         lambda: budget_curves_figure(
-                             real, budget=budget,
-                             title=f"NQ-open: {rule_a} vs {rule_b}, {reps:,} real pilots per "
-                                   "budget"))
-    show_figure(nfig, key="pb_nq_curves", stem="nq301_pilot_budgets",
-                alt="NQ-open pilot budget curves")
-    st.caption(
-        f"β: {real['beta_origin'].iloc[0]}. The judges (BEM, GPT-4, InstructGPT) and exact match "
-        "are the control variates. Coverage is measured against the real full-human gap; a "
-        "pilot of 50 labels should cover it at about the nominal 95 %."
-    )
-    download_row(key="pb_dl_nq", stem="nq301_pilot_budgets",
-                 frame=real.drop(columns=["beta_origin"]), fig=nfig, what="Real pilots")
+            real = pd.concat([run_real_pilot(str(path), stamp, b, reps, rule_a, rule_b, design)
+                              for b in nq_budgets], ignore_index=True)
+        at_b = real[real["budget"] == budget].set_index("estimator")
+        rh, rt = at_b.loc["human_only"], at_b.loc["trisource"]
+        st.markdown(f"##### TriSource-Restore at {budget} usable labels, {reps:,} real pilots")
+        r = st.columns(5)
+        r[0].metric("Truth gap Δ_Y", f"{rt['delta_y']:+.3f}", border=True,
+                    delta=f"exact match {rt['delta_z']:+.3f}", **INFO,
+                    help=f"R({rule_b}) − R({rule_a}) over the 1,490 answers (> 0: {rule_a} "
+                         "better), "
+                         "by the held-back human labels; the exact-match value beside it.")
+        r[1].metric("RMSE", f"{rt['rmse']:.4f}", border=True,
+                    delta=f"human-only {rh['rmse']:.4f}", **INFO)
+        r[2].metric("95 % width", f"{rt['mean_width']:.4f}", border=True,
+                    delta=f"human-only {rh['mean_width']:.4f}", **INFO,
+                    help=f"{rt['width_reduction']:.1%} narrower than human-only.")
+        r[3].metric("Coverage", f"{rt['coverage']:.3f}", border=True,
+                    delta=f"human-only {rh['coverage']:.3f}", **INFO,
+                    help="Share of pilots whose interval contains the full-human gap.")
+        r[4].metric("Right direction", f"{rt['p_correct_direction']:.3f}", border=True,
+                    delta=f"human-only {rh['p_correct_direction']:.3f}", **INFO)
+        nfig = cached_figure("pb_nq", (str(path), stamp, rule_a, rule_b, reps, design, budget),
+                             lambda: budget_curves_figure(
+                                 real, budget=budget,
+                                 title=f"NQ-open: {rule_a} vs {rule_b}, {reps:,} real pilots per "
+                                       "budget"))
+        show_figure(nfig, key="pb_nq_curves", stem="nq301_pilot_budgets",
+                    alt="NQ-open pilot budget curves")
+        st.caption(
+            f"β: {real['beta_origin'].iloc[0]}. The judges (BEM, GPT-4, InstructGPT) and exact "
+            "match "
+            "are the control variates. Coverage is measured against the real full-human gap; a "
+            "pilot of 50 labels should cover it at about the nominal 95 %."
+        )
+        download_row(key="pb_dl_nq", stem="nq301_pilot_budgets",
+                     frame=real.drop(columns=["beta_origin"]), fig=nfig, what="Real pilots")
 
 
 panel()

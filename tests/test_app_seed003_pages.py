@@ -229,8 +229,13 @@ def test_pilot_budget_numbers_and_budget_slider(env, scenario):
     m = metrics(at)
     assert m["RMSE"] == f"{tri['rmse']:.4f}"
     assert m["Coverage"] == f"{tri['coverage']:.3f}"
-    assert "Truth gap Δ_Y" in m
-    assert len(charts(at)) == 4  # curves, held-out, Algorithm 1, NQ-open curves
+    assert "Truth gap Δ_Y" not in m  # the real-data pilots run only once opened
+    assert len(charts(at)) == 3  # curves, held-out, Algorithm 1
+    at.session_state["pb_nq_open"] = True
+    at.run()
+    m = metrics(at)
+    assert not at.exception and "Truth gap Δ_Y" in m
+    assert len(charts(at)) == 4  # and the NQ-open curves
     steps = next(d.value for d in at.dataframe if "decision" in d.value.columns)
     assert steps["step"].tolist()[0] == 1 and steps["escalate"].dtype == bool
     at.slider(key="pb_budget").set_value(120).run()
@@ -254,3 +259,8 @@ def test_smooth_consistency_band_is_seeded_and_centred_on_calibration():
     inside = (a.low <= a.grid) & (a.grid <= a.high)
     mid = (a.grid > 0.2) & (a.grid < 0.8)
     assert inside[mid].mean() > 0.9 and np.all(a.low <= a.high)
+
+
+def test_a_link_naming_the_nq_rules_opens_their_section(env):
+    at = open_page(PILOT, {"pb_reps": "500", "pb_nq_b": "const@0.40"})
+    assert not at.exception and "Truth gap Δ_Y" in metrics(at)
