@@ -319,11 +319,17 @@ def _fmt(spec: ChoiceParam, format_func: Callable | None) -> Callable:
     return format_func or (lambda v: dict(zip(spec.options, spec.tokens, strict=True))[v])
 
 
+def _bounds(spec: NumberParam) -> tuple:
+    """(min, max, step) of a number widget: ints for an integer spec (Streamlit's type rule)."""
+    if spec.integer:
+        return int(spec.lo), int(spec.hi), int(spec.step)
+    return float(spec.lo), float(spec.hi), float(spec.step)
+
+
 def url_slider(spec: NumberParam, label: str, *, where=st, **kwargs):
     """``st.slider`` for ``spec`` (value from session state, URL kept in sync)."""
     _seed(spec)
-    lo, hi, step = ((int(spec.lo), int(spec.hi), int(spec.step)) if spec.integer
-                    else (float(spec.lo), float(spec.hi), float(spec.step)))
+    lo, hi, step = _bounds(spec)
     where.slider(label, lo, hi, step=step, key=spec.key, on_change=url_sync(spec), **kwargs)
     return current(spec)
 
@@ -331,8 +337,7 @@ def url_slider(spec: NumberParam, label: str, *, where=st, **kwargs):
 def url_number(spec: NumberParam, label: str, *, where=st, **kwargs):
     """``st.number_input`` for ``spec`` (value from session state, URL kept in sync)."""
     _seed(spec)
-    lo, hi, step = ((int(spec.lo), int(spec.hi), int(spec.step)) if spec.integer
-                    else (float(spec.lo), float(spec.hi), float(spec.step)))
+    lo, hi, step = _bounds(spec)
     where.number_input(label, lo, hi, step=step, key=spec.key, on_change=url_sync(spec),
                        **kwargs)
     return current(spec)
