@@ -60,8 +60,8 @@ from pages._shared.seed003 import (
     NQ_LOCATION_RULES,
     download_row,
     load_bridge,
-    load_nq_rules,
     load_scenario,
+    nq_answers_or_stop,
     read_upload,
     reliability_view,
     rule_frame,
@@ -171,13 +171,7 @@ def panel() -> None:
                                 help="agreement: the share of the 12 systems giving the same "
                                      "normalised answer. agree@m: logit shifts of it to mean m "
                                      "(same ranking, other location). const@m: the constant m.")
-        with store_guard():
-            try:
-                answers = load_nq_rules(str(path), stamp)
-            except StoreError as exc:
-                st.error(f"The NQ-open case is not available: {public_message(exc)}",
-                         icon=":material/database:")
-                st.stop()
+        answers = nq_answers_or_stop(str(path), stamp)
         for r in NQ_RULES:
             frames[r] = rule_frame(answers[r], answers["y"], answers["z"])
         data_key = ("nq", str(path), stamp)

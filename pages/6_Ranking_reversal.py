@@ -64,11 +64,12 @@ from pages._shared.seed003 import (
     BRIDGE_METHODS,
     NQ_CONSTANT_RULES,
     NQ_LOCATION_RULES,
+    distinct_rules,
     download_row,
     load_bridge,
     load_nq301,
-    load_nq_rules,
     load_scenario,
+    nq_answers_or_stop,
     run_rule_pairs,
     scenario_controls,
     scenario_params,
@@ -164,13 +165,7 @@ def main_panel() -> None:
         unit = f"{len(frame)} beliefs, sampling-weighted"
         data_key = ("scenario", *sorted(knobs.items()))
     else:
-        with store_guard():
-            try:
-                answers = load_nq_rules(str(path), stamp)
-            except StoreError as exc:
-                st.error(f"The NQ-open case is not available: {public_message(exc)}",
-                         icon=":material/database:")
-                st.stop()
+        answers = nq_answers_or_stop(str(path), stamp)
         n1, n2, n3 = st.columns([1, 1, 2])
         with n1:
             rule_a = url_select(P_A, "Rule A",
@@ -178,12 +173,8 @@ def main_panel() -> None:
                                        "normalised answer; agree@m: its logit shift to mean m.")
         with n2:
             rule_b = url_select(P_B, "Rule B",
-                                  help="A constant, or another location of agreement.")
-        if rule_a == rule_b:
-            other = "const@0.50" if rule_a != "const@0.50" else "agreement"
-            st.warning(f"Rule A and rule B are both {rule_a}; comparing {rule_a} with {other} "
-                       "instead.", icon=":material/warning:")
-            rule_b = other
+                                help="A constant, or another location of agreement.")
+        rule_b = distinct_rules(rule_a, rule_b)
         with n3:
             st.caption("On real data the omission is what it is: exact match misses paraphrases "
                        "and extra detail the humans accept.")

@@ -54,6 +54,7 @@ from pages._shared.cache import cached_figure
 from pages._shared.seed003 import (
     NQ_CONSTANT_RULES,
     NQ_LOCATION_RULES,
+    distinct_rules,
     download_row,
     load_nq_rules,
     load_scenario,
@@ -350,11 +351,7 @@ def nq_panel(budget: int, reps: int, design: str) -> None:
             rule_a = url_select(P_A, "Rule A")
         with n2:
             rule_b = url_select(P_B, "Rule B")
-        if rule_a == rule_b:
-            other = "const@0.50" if rule_a != "const@0.50" else "agreement"
-            st.warning(f"Rule A and rule B are both {rule_a}; comparing {rule_a} with {other} "
-                       "instead.", icon=":material/warning:")
-            rule_b = other
+        rule_b = distinct_rules(rule_a, rule_b)
         with n3:
             st.caption("Every pilot samples answers, reveals only their human labels, and "
                        "estimates the gap of the two rules over all 1,490 answers; its error is "

@@ -80,7 +80,7 @@ from core.urlparams import NumberParam
 
 from .cache import shared_cache
 from .params import url_slider
-from .store import get_connection
+from .store import get_connection, public_message, store_guard
 from .ui import csv_bytes, escape_markdown, parquet_bytes, plotly_config
 
 __all__ = [
@@ -91,11 +91,13 @@ __all__ = [
     "Knob",
     "ReliabilityView",
     "SmoothBand",
+    "distinct_rules",
     "download_row",
     "load_bridge",
     "load_nq301",
     "load_nq_rules",
     "load_scenario",
+    "nq_answers_or_stop",
     "load_seed000_runs",
     "read_upload",
     "reliability_view",
@@ -237,6 +239,27 @@ def load_nq_rules(path: str, stamp: int) -> pd.DataFrame:
     loc = location_rules(answers)
     const = location_rules(answers, family="constant")
     return pd.concat([answers.reset_index(drop=True), loc, const], axis=1)
+
+
+def nq_answers_or_stop(path: str, stamp: int) -> pd.DataFrame:
+    """:func:`load_nq_rules`, or one ``st.error`` line and the end of the run without them."""
+    with store_guard():
+        try:
+            return load_nq_rules(path, stamp)
+        except StoreError as exc:
+            st.error(f"The NQ-open case is not available: {public_message(exc)}",
+                     icon=":material/database:")
+            st.stop()
+
+
+def distinct_rules(rule_a: str, rule_b: str) -> str:
+    """Rule B, or another rule (with one warning) when it equals rule A."""
+    if rule_a != rule_b:
+        return rule_b
+    other = "const@0.50" if rule_a != "const@0.50" else "agreement"
+    st.warning(f"Rule A and rule B are both {rule_a}; comparing {rule_a} with {other} "
+               "instead.", icon=":material/warning:")
+    return other
 
 
 @shared_cache(max_entries=4, spinner="Loading the cached resolver predictions…")
