@@ -481,3 +481,18 @@ def test_smooth_consistency_band_is_seeded_and_brackets_calibration():
     inside = (a.grid >= 0.2) & (a.grid <= 0.8)  # away from the reflected edges
     on_diag = (a.low[inside] <= a.grid[inside] + 0.05) & (a.grid[inside] - 0.05 <= a.high[inside])
     assert on_diag.mean() > 0.9
+
+
+@pytest.mark.parametrize("sigma", [0.08, 0.03])
+def test_smooth_consistency_band_equals_one_curve_per_resample(sigma):
+    """The batched band (one FFT convolution of all resamples) against the loop it replaced."""
+    from core.calibration.smooth import smooth_consistency_band, smooth_reliability
+
+    p = np.random.default_rng(1).beta(2, 3, 400)
+    band = smooth_consistency_band(p, sigma=sigma, n_boot=30, seed=5, n_grid=120)
+    rng = np.random.default_rng(5)
+    fits = np.array([smooth_reliability(p, (rng.random(p.size) < p).astype(float),
+                                        sigma=sigma, n_grid=120).frequency
+                     for _ in range(30)])
+    lo, hi = np.quantile(fits, [0.05, 0.95], axis=0)
+    assert np.allclose(band.low, lo, atol=1e-10) and np.allclose(band.high, hi, atol=1e-10)

@@ -269,3 +269,62 @@ def test_a_budget_overlay_equals_the_figure_built_with_the_budget():
     over = with_overlay(base, shapes=budget_marker_shapes(50))
     assert over.to_dict() == built.to_dict()
     assert len(base.layout.shapes) == 0  # the shared base is untouched
+
+
+def _fast_figures():
+    summary = pd.DataFrame([{"estimator": e, "budget": b, "rmse": 0.1 / b, "bias": 0.0,
+                             "mean_width": 1 / b, "coverage": 0.95, "p_correct_direction": 0.9,
+                             "false_termination": 0.01, "escalation": 0.5 / b}
+                            for e in ("human_only", "trisource") for b in (10, 50, 200)])
+    held = {"ref_raw": 0.33, "ref_zplatt": 0.41, "restored_raw": 0.18, "pilot_only": 0.18,
+            "trisource": 0.17, "full_y": 0.17}
+    steps = pd.DataFrame({"step": [1, 2], "budget": [10, 20], "n_usable": [9, 18],
+                          "estimate": [0.2, 0.1], "lo": [-0.1, 0.02], "hi": [0.5, 0.18],
+                          "estimate_human": [0.25, 0.12], "lo_human": [-0.2, -0.01],
+                          "hi_human": [0.7, 0.25], "escalate": [True, False]})
+    from core.calibration.corp import corp_curve
+    from core.calibration.reliability import reliability_curve
+    from core.calibration.smooth import smooth_reliability
+
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0, 1, 300)
+    y = (rng.uniform(0, 1, 300) < p).astype(float)
+    terms = pd.DataFrame([{"rule": "a", "brier": 0.2, "mcb": 0.05, "dsc": 0.1, "unc": 0.25,
+                           "rel": 0.05, "res": 0.1, "wbv": 0.01, "wbc": 0.005}])
+    return {"binned": binned_reliability_figure({"a": reliability_curve(p, y)}, prevalence=0.4),
+            "corp": corp_reliability_figure({"a": corp_curve(p, y)}, prevalence=0.4),
+            "smooth": smooth_reliability_figure({"a": smooth_reliability(p, y)}),
+            "decomposition": decomposition_figure(terms),
+            "budget_curves": budget_curves_figure(summary, budget=50, title="t"),
+            "heldout": heldout_figure(held, title="t"),
+            "algorithm1": algorithm1_figure(steps, delta_y=0.1, title="t")}
+
+
+@pytest.mark.parametrize("name", ["binned", "corp", "smooth", "decomposition", "budget_curves",
+                                  "heldout", "algorithm1"])
+def test_dict_built_figures_are_valid_plotly(name):
+    """The builders of core.figures.fast skip validation: Plotly's validator must accept them."""
+    import plotly.graph_objects as go
+
+    fig = _fast_figures()[name]
+    again = go.Figure(fig.to_dict())  # raises ValueError on any invalid property
+    assert len(again.data) == len(fig.data) and again.layout.height == fig.layout.height
+
+
+@pytest.mark.parametrize("rows, cols, h, v", [(2, 3, 0.07, 0.16), (1, 2, 0.06, None),
+                                              (3, 3, 0.03, 0.07), (1, 1, None, None)])
+def test_subplot_grid_matches_make_subplots(rows, cols, h, v):
+    from plotly.subplots import make_subplots
+
+    from core.figures.fast import subplot_grid
+
+    titles = [f"t{k}" for k in range(rows * cols)]
+    ref = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=h,
+                        vertical_spacing=v).to_dict()["layout"]
+    got = subplot_grid(rows, cols, titles=titles, horizontal_spacing=h, vertical_spacing=v)
+    for key in [k for k in ref if k.startswith(("xaxis", "yaxis"))]:
+        assert got[key]["anchor"] == ref[key]["anchor"]
+        assert np.allclose(got[key]["domain"], ref[key]["domain"], atol=1e-9), key
+    for a, b in zip(got["annotations"], ref["annotations"], strict=True):
+        assert a["text"] == b["text"]
+        assert np.isclose(a["x"], b["x"]) and np.isclose(a["y"], b["y"])

@@ -362,3 +362,29 @@ def test_walk_algorithm1_never_terminates_open(frame):
     assert all(s.escalate for s in walk.steps)
     with pytest.raises(ValueError, match="increasing"):
         walk_algorithm1(frame, budget_steps=(20, 10))
+
+
+@pytest.mark.parametrize("with_replacement", [False, True])
+@pytest.mark.parametrize("n_strata", [1, 4])
+def test_factored_variance_equals_design_variance(with_replacement, n_strata):
+    """Two implementations of the same variance: matrix products vs the element-wise one."""
+    from core.calibration.restore import factored_variance
+
+    rng = np.random.default_rng(7 + n_strata)
+    R, n = 300, 60
+    strata = rng.integers(0, n_strata, n)
+    strata[0] = n_strata - 1  # the last code is used; a middle one may be empty
+    if n_strata == 4:
+        strata[strata == 1] = 0  # an empty stratum keeps its column
+    counts = (rng.poisson(0.3, (R, n)) if with_replacement
+              else (rng.random((R, n)) < 0.25).astype(int))
+    scale = rng.uniform(1, 9, (R, n_strata))
+    u = rng.normal(size=n)
+    total, var, short, df = factored_variance(u, counts, scale, strata=strata,
+                                              with_replacement=with_replacement)
+    t = u[None, :] / scale[:, strata]
+    var2, short2, df2 = design_variance(t, counts, strata=strata,
+                                        with_replacement=with_replacement)
+    assert np.allclose(total, (counts * t).sum(1), rtol=1e-12, atol=1e-12)
+    assert np.allclose(var, var2, rtol=1e-10, atol=1e-14)
+    assert (short == short2).all() and (df == df2).all()

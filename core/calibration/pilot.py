@@ -44,7 +44,9 @@ Conventions
 
 from __future__ import annotations
 
+import inspect
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -57,8 +59,10 @@ from core.calibration.recalibration import platt_fit
 from core.calibration.restore import (
     MonotoneMap,
     TransferBeta,
+    _indicator,
     critical_value,
     design_variance,
+    factored_variance,
     fit_auxiliary_model,
     fit_monotone_batch,
     fit_transfer_beta,
@@ -277,19 +281,43 @@ def design_allocation(budget: int, sizes, priority, *, min_per: int = 2) -> np.n
 
 def _row_bincount(vals: np.ndarray, codes: np.ndarray, k: int) -> np.ndarray:
     """Per-row sums of ``vals`` (R, n) over the ``k`` groups of ``codes`` (n,) → (R, k)."""
-    R, n = vals.shape
-    key = np.repeat(np.arange(R) * k, n) + np.tile(codes, R)
-    return np.bincount(key, weights=vals.ravel().astype(float), minlength=R * k).reshape(R, k)
+    return vals.astype(float) @ _indicator(codes, k)
+
+
+def _smallest_per_stratum(keys: np.ndarray, strata: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+    """Per row, mark the ``alloc[h]`` items of smallest key within each stratum ``h``.
+
+    With i.i.d. uniform keys this is a simple random sample without replacement of
+    ``alloc[h]`` items per stratum in every row. Equal to ranking the keys within each stratum
+    (ties have probability 0), with one partial sort per stratum instead of a full sort.
+    """
+    out = np.zeros(keys.shape, bool)
+    for h, a in enumerate(alloc):
+        cols = np.flatnonzero(strata == h)
+        if a <= 0 or cols.size == 0:
+            continue
+        if a >= cols.size:
+            out[:, cols] = True
+            continue
+        kh = keys[:, cols]
+        out[:, cols] = kh <= np.partition(kh, a - 1, axis=1)[:, a - 1:a]
+    return out
 
 
 @dataclass(frozen=True, eq=False)
 class _Draws:
     counts: np.ndarray  # (R, n) usable draws (0/1 without replacement)
     attempted: np.ndarray  # (R,) attempted annotations
-    rho: np.ndarray  # (R, n) inclusion probabilities / expected draw counts (1 where unused)
+    scale: np.ndarray  # (R, H) ρ_ri = scale[r, strata_i] · q_i
+    q: np.ndarray  # (n,)
     strata: np.ndarray  # (n,)
     with_replacement: bool
     incomplete: np.ndarray  # (R,) a stratum with allocation got no usable label
+
+    @property
+    def rho(self) -> np.ndarray:
+        """(R, n) inclusion probabilities / expected draw counts (1 where unused)."""
+        return self.scale[:, self.strata] * self.q[None, :]
 
 
 def _draw(fa: FrameArrays, rng: np.random.Generator, *, reps: int, budget: int, design: str,
@@ -306,8 +334,8 @@ def _draw(fa: FrameArrays, rng: np.random.Generator, *, reps: int, budget: int, 
         key = (np.arange(reps)[:, None] * n + idx)[usable]
         counts = np.bincount(key, minlength=reps * n).reshape(reps, n)
         n_use = counts.sum(1)
-        rho = np.maximum(n_use, 1)[:, None] * p[None, :]
-        return _Draws(counts=counts, attempted=np.full(reps, budget), rho=rho,
+        return _Draws(counts=counts, attempted=np.full(reps, budget),
+                      scale=np.maximum(n_use, 1).astype(float)[:, None], q=p,
                       strata=np.zeros(n, np.int64), with_replacement=True,
                       incomplete=n_use < 2)
     if design == "stratified":
@@ -320,22 +348,16 @@ def _draw(fa: FrameArrays, rng: np.random.Generator, *, reps: int, budget: int, 
     prio = np.sqrt(np.bincount(strata, weights=size**2, minlength=n_h.size)
                    / np.maximum(n_h, 1)) * n_h
     alloc = design_allocation(budget, n_h, prio)
-    keys = rng.random((reps, n)) + 2.0 * strata[None, :]
-    order = np.argsort(keys, axis=1)
-    start = np.concatenate([[0], np.cumsum(n_h)[:-1]])
-    pos = np.empty_like(order)
-    np.put_along_axis(pos, order, np.broadcast_to(np.arange(n), (reps, n)), axis=1)
-    rank = pos - start[strata][None, :]
-    attempted = rank < alloc[strata][None, :]
+    attempted = _smallest_per_stratum(rng.random((reps, n)), strata, alloc)
     if budget_kind == "usable":
         usable = attempted
     else:
         usable = attempted & (rng.random((reps, n)) >= insufficient_rate)
     use_h = _row_bincount(usable, strata, n_h.size)  # (R, H) usable labels per stratum
-    rho = np.maximum(use_h, 1.0)[:, strata] / n_h[strata][None, :]
     incomplete = np.any((alloc[None, :] > 0) & (use_h == 0), axis=1)
-    return _Draws(counts=usable.astype(np.int64), attempted=attempted.sum(1), rho=rho,
-                  strata=strata, with_replacement=False, incomplete=incomplete)
+    return _Draws(counts=usable.astype(np.int64), attempted=attempted.sum(1),
+                  scale=np.maximum(use_h, 1.0), q=1.0 / n_h[strata], strata=strata,
+                  with_replacement=False, incomplete=incomplete)
 
 
 def _estimate(fa: FrameArrays, dr: _Draws, beta: np.ndarray, level: float, interval: str,
@@ -343,10 +365,16 @@ def _estimate(fa: FrameArrays, dr: _Draws, beta: np.ndarray, level: float, inter
     W = fa.w.sum()
     e = fa.d_y - fa.d_z - (fa.x @ beta if beta.size else 0.0)
     base = fa.delta_z + (float(fa.w @ fa.x @ beta) / W if beta.size else 0.0)
-    t = (fa.w * e)[None, :] / (W * dr.rho)
-    est = base + (dr.counts * t).sum(1)
-    var, short, df = design_variance(t, dr.counts, strata=dr.strata, clusters=clusters,
-                                     with_replacement=dr.with_replacement)
+    if clusters is None:  # ρ factors: t_ri = w_i e_i / (W q_i) / scale_r,h(i)
+        total, var, short, df = factored_variance(fa.w * e / (W * dr.q), dr.counts, dr.scale,
+                                                  strata=dr.strata,
+                                                  with_replacement=dr.with_replacement)
+        est = base + total
+    else:
+        t = (fa.w * e)[None, :] / (W * dr.rho)
+        est = base + (dr.counts * t).sum(1)
+        var, short, df = design_variance(t, dr.counts, strata=dr.strata, clusters=clusters,
+                                         with_replacement=dr.with_replacement)
     se = np.sqrt(var)
     q = critical_value(level, df if interval == "t" else None)
     return est, se, est - q * se, est + q * se, short
@@ -580,6 +608,8 @@ def simulate_pilots(frame: pd.DataFrame, *, budget: int = 50, reps: int = 5000,
         raise ValueError("insufficient_rate must be in [0, 1)")
     if budget_kind not in ("attempted", "usable"):
         raise ValueError("budget_kind must be 'attempted' or 'usable'")
+    if interval not in ("t", "normal"):
+        raise ValueError("interval must be 't' or 'normal'")
     fa = frame_arrays(frame, rule_a=rule_a, rule_b=rule_b)
     if beta is None or (heldout and repair_aux != "beta"):
         source_frame = _source_frame(frame, source_frame)
@@ -587,13 +617,26 @@ def simulate_pilots(frame: pd.DataFrame, *, budget: int = 50, reps: int = 5000,
                                 rule_b=rule_b)
     aux, aux_origin = (_repair_aux(frame, fa, b, source_frame, repair_aux) if heldout
                        else (None, "none"))
+    return _simulate(fa, b, origin, aux, aux_origin, t0=t0, budget=int(budget), reps=int(reps),
+                     seed=seed, design=design, budget_kind=budget_kind,
+                     insufficient_rate=float(insufficient_rate), level=level,
+                     min_clusters=int(min_clusters), clustered_variance=clustered_variance,
+                     interval=interval, high_threshold=high_threshold,
+                     prior_unmatched_true=prior_unmatched_true,
+                     prior_matched_false=prior_matched_false)
+
+
+def _simulate(fa: FrameArrays, b: np.ndarray, origin: str, aux: np.ndarray | None,
+              aux_origin: str, *, t0: float, budget: int, reps: int, seed, design: str,
+              budget_kind: str, insufficient_rate: float, level: float, min_clusters: int,
+              clustered_variance: bool, interval: str, high_threshold: float,
+              prior_unmatched_true: float, prior_matched_false: float) -> PilotSimulation:
+    """:func:`simulate_pilots` after its checks, β and the repair's auxiliary label."""
     rng = np.random.default_rng(seed)
-    dr = _draw(fa, rng, reps=int(reps), budget=int(budget), design=design,
-               budget_kind=budget_kind, insufficient_rate=float(insufficient_rate),
+    dr = _draw(fa, rng, reps=reps, budget=budget, design=design,
+               budget_kind=budget_kind, insufficient_rate=insufficient_rate,
                high_threshold=high_threshold, prior_unmatched_true=prior_unmatched_true,
                prior_matched_false=prior_matched_false)
-    if interval not in ("t", "normal"):
-        raise ValueError("interval must be 't' or 'normal'")
     clusters = fa.cluster if clustered_variance else None
     eh, sh, lh, hh, short_h = _estimate(fa, dr, np.zeros_like(b), level, interval, clusters)
     et, st, lt, ht, short_t = _estimate(fa, dr, b, level, interval, clusters)
@@ -602,12 +645,12 @@ def simulate_pilots(frame: pd.DataFrame, *, budget: int = 50, reps: int = 5000,
     few = (n_cl < min_clusters) | dr.incomplete
     esc_h = few | ((lh <= 0) & (hh >= 0)) | short_h
     esc_t = few | ((lt <= 0) & (ht >= 0)) | short_t
-    ho = _heldout(fa, dr, aux, et < 0) if heldout else None
+    ho = _heldout(fa, dr, aux, et < 0) if aux is not None else None
     if ho is not None:
         ho = {k: (_ro(v) if isinstance(v, np.ndarray) else v) for k, v in ho.items()}
     return PilotSimulation(
-        budget=int(budget), reps=int(reps), design=design, budget_kind=budget_kind,
-        insufficient_rate=float(insufficient_rate), level=level, min_clusters=int(min_clusters),
+        budget=budget, reps=reps, design=design, budget_kind=budget_kind,
+        insufficient_rate=insufficient_rate, level=level, min_clusters=min_clusters,
         beta=tuple(float(v) for v in b), beta_origin=origin, repair_aux=aux_origin,
         delta_y=fa.delta_y, delta_z=fa.delta_z,
         n_usable=_ro(dr.counts.sum(1)), n_attempted=_ro(dr.attempted), n_clusters=_ro(n_cl),
@@ -619,7 +662,7 @@ def simulate_pilots(frame: pd.DataFrame, *, budget: int = 50, reps: int = 5000,
 
 
 def budget_curve(frame: pd.DataFrame, *, budgets, reps: int = 2000, seed: int = 0,
-                 **kwargs) -> pd.DataFrame:
+                 workers: int = 1, **kwargs) -> pd.DataFrame:
     """Table 5 panel A as a function of the pilot budget.
 
     Parameters
@@ -627,24 +670,59 @@ def budget_curve(frame: pd.DataFrame, *, budgets, reps: int = 2000, seed: int = 
     frame : DataFrame
     budgets : iterable of int
     reps, seed : passed to :func:`simulate_pilots` (budget ``b`` uses seed ``seed + b``).
-    **kwargs : other :func:`simulate_pilots` options (``heldout`` defaults to False here).
+    workers : int
+        Threads over the budgets (numpy releases the GIL in the heavy steps). The rows do
+        not depend on it: every budget has its own seed.
+    **kwargs : other :func:`simulate_pilots` options (``heldout`` is always False here).
 
     Returns
     -------
     DataFrame
         The concatenated :meth:`PilotSimulation.summary` rows (columns ``estimator, budget,
         rmse, bias, mean_width, coverage, p_correct_direction, false_termination, escalation,
-        mean_usable, mean_attempted, mean_clusters, width_reduction``).
+        mean_usable, mean_attempted, mean_clusters, width_reduction``), in the order of
+        ``budgets``.
     """
-    kwargs.setdefault("heldout", False)
+    if int(workers) < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    kwargs["heldout"] = False
     beta = kwargs.pop("beta", None)
     source = kwargs.pop("source_frame", None)
     b, _, _ = resolve_beta(frame, beta=beta, source_frame=source,
                            rule_a=kwargs.get("rule_a", "native"),
                            rule_b=kwargs.get("rule_b", "eg"))
-    parts = [simulate_pilots(frame, budget=int(bud), reps=reps, seed=seed + int(bud), beta=b,
-                             **kwargs).summary() for bud in budgets]
-    return pd.concat(parts, ignore_index=True)
+    budgets = [int(bud) for bud in budgets]
+    # the checks and the frame's arrays once; then one cheap call per budget
+    first = simulate_pilots(frame, budget=budgets[0], reps=reps, seed=seed + budgets[0],
+                            beta=b, **kwargs) if budgets else None
+    if first is None:
+        raise ValueError("budget_curve needs at least one budget")
+    opts = _simulate_options(first, kwargs)
+    fa = frame_arrays(frame, rule_a=kwargs.get("rule_a", "native"),
+                      rule_b=kwargs.get("rule_b", "eg"))
+
+    def one(bud: int) -> PilotSimulation:
+        return _simulate(fa, b, first.beta_origin, None, "none", t0=time.perf_counter(),
+                         budget=bud, reps=int(reps), seed=seed + bud, **opts)
+
+    rest = budgets[1:]
+    if int(workers) > 1 and len(rest) > 1:
+        with ThreadPoolExecutor(max_workers=int(workers)) as pool:
+            sims = [first, *pool.map(one, rest)]
+    else:
+        sims = [first, *map(one, rest)]
+    return pd.concat([sim.summary() for sim in sims], ignore_index=True)
+
+
+def _simulate_options(sim: PilotSimulation, kwargs: dict) -> dict:
+    """The design options of :func:`_simulate` as ``simulate_pilots`` resolved them."""
+    defaults = inspect.signature(simulate_pilots).parameters
+    opts = {k: kwargs.get(k, defaults[k].default)
+            for k in ("clustered_variance", "interval", "high_threshold",
+                      "prior_unmatched_true", "prior_matched_false")}
+    return dict(design=sim.design, budget_kind=sim.budget_kind,
+                insufficient_rate=sim.insufficient_rate, level=sim.level,
+                min_clusters=sim.min_clusters, **opts)
 
 
 # --------------------------------------------------------------------------------------------

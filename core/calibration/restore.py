@@ -58,6 +58,7 @@ __all__ = [
     "TriSourceEstimate",
     "critical_value",
     "design_variance",
+    "factored_variance",
     "fit_auxiliary_model",
     "fit_monotone_batch",
     "fit_transfer_beta",
@@ -122,6 +123,24 @@ def _codes(labels, n: int, name: str) -> tuple[np.ndarray, int]:
     return codes.astype(np.int64), int(codes.max()) + 1
 
 
+def _indicator(codes: np.ndarray, k: int) -> np.ndarray:
+    """The (n, k) 0/1 matrix with a one at ``(i, codes[i])``."""
+    out = np.zeros((codes.size, k))
+    out[np.arange(codes.size), codes] = 1.0
+    return out
+
+
+def _stratified_sum(m, f, sq, total_h):
+    """``(V̂, short, df)`` from per-stratum units ``m``, fractions ``f``, Σ T² and Σ T."""
+    ok = m >= 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vh = np.where(ok, (1.0 - f) * m / (m - 1.0) * (sq - total_h**2 / np.where(ok, m, 1.0)),
+                      0.0)
+    short = np.any((m > 0) & ~ok, axis=1)
+    df = m.sum(1) - (m > 0).sum(1)
+    return np.maximum(vh.sum(1), 0.0), short, df
+
+
 def design_variance(t, counts, *, strata=None, clusters=None, with_replacement=False):
     """Design-based variance of the expanded pilot total ``Σ_i counts_i·t_i`` (vectorised).
 
@@ -151,36 +170,75 @@ def design_variance(t, counts, *, strata=None, clusters=None, with_replacement=F
     counts = np.atleast_2d(np.asarray(counts)).astype(float)
     R, n = counts.shape
     t = np.broadcast_to(np.asarray(t, float), (R, n))
-    ct = np.where(counts > 0, counts * t, 0.0)
+    present = counts > 0
+    ct = np.where(present, counts * t, 0.0)
     s_codes, n_h = _codes(strata, n, "strata")
     frame_h = np.bincount(s_codes, minlength=n_h).astype(float)
-    rows = np.repeat(np.arange(R), n)
-
-    def per_stratum(vals):
-        key = rows * n_h + np.tile(s_codes, R)
-        return np.bincount(key, weights=vals.ravel(), minlength=R * n_h).reshape(R, n_h)
-
-    total_h = per_stratum(ct)
-    items_h = per_stratum((counts > 0).astype(float))
+    # per-stratum row sums as one matrix product with the (n, H) stratum indicator: the same
+    # sums as a bincount over (row, stratum) keys, 3-4x faster at (5000, 259)
+    onehot = _indicator(s_codes, n_h)
+    total_h = ct @ onehot
+    items_h = present @ onehot
     if clusters is None:  # every draw is a unit
-        m = per_stratum(counts)
-        sq = per_stratum(np.where(counts > 0, ct * ct / np.where(counts > 0, counts, 1.0), 0.0))
+        m = counts @ onehot
+        sq = np.where(present, ct * ct / np.where(present, counts, 1.0), 0.0) @ onehot
     else:
         c_codes, n_g = _codes(clusters, n, "clusters")
-        key = rows * (n_h * n_g) + np.tile(s_codes * n_g + c_codes, R)
-        size = R * n_h * n_g
-        tot = np.bincount(key, weights=ct.ravel(), minlength=size).reshape(R, n_h, n_g)
-        present = np.bincount(key, weights=counts.ravel(), minlength=size).reshape(R, n_h, n_g)
-        m = (present > 0).sum(2).astype(float)
+        cells = _indicator(s_codes * n_g + c_codes, n_h * n_g)
+        tot = (ct @ cells).reshape(R, n_h, n_g)
+        m = ((counts @ cells).reshape(R, n_h, n_g) > 0).sum(2).astype(float)
         sq = (tot * tot).sum(2)
     f = np.zeros_like(items_h) if with_replacement else items_h / frame_h[None, :]
-    ok = m >= 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        vh = np.where(ok, (1.0 - f) * m / (m - 1.0) * (sq - total_h**2 / np.where(ok, m, 1.0)),
-                      0.0)
-    short = np.any((m > 0) & ~ok, axis=1)
-    df = m.sum(1) - (m > 0).sum(1)
-    return np.maximum(vh.sum(1), 0.0), short, df
+    return _stratified_sum(m, f, sq, total_h)
+
+
+def factored_variance(u, counts, scale, *, strata=None, with_replacement=False):
+    """:func:`design_variance` when ``t_ri = u_i / scale_r,h(i)``, as matrix products.
+
+    The pilot simulations' expanded contributions factor this way: ``ρ_ri = s_rh · q_i``
+    (stratified SRS: ``s = max(m_h, 1)``, ``q = 1/N_h``; PPS: ``s = max(m, 1)``, ``q = p_i``),
+    so ``t_ri = w_i e_i / (W q_i) / s_rh``. Every per-stratum sum of the variance is then
+    ``counts @ (indicator · u)`` divided by ``s`` (or ``s²``): two (R, n) × (n, H) products
+    instead of a dozen (R, n) element-wise passes. Unit = one draw (no clusters).
+
+    Parameters
+    ----------
+    u : ndarray, shape (n,)
+    counts : ndarray, shape (R, n)
+        0/1 membership or with-replacement draw counts.
+    scale : ndarray, shape (R, H)
+        ``s_rh`` per repetition and stratum (> 0).
+    strata : ndarray of int, shape (n,), optional
+        Stratum codes ``0 … H − 1`` (empty strata allowed; one stratum if omitted).
+    with_replacement : bool
+        As in :func:`design_variance`.
+
+    Returns
+    -------
+    total : ndarray, shape (R,)
+        ``Σ_i counts_ri t_ri`` (the pilot term).
+    var, short, df : as :func:`design_variance` returns them.
+    """
+    counts = np.atleast_2d(np.asarray(counts, float))
+    R, n = counts.shape
+    u = np.asarray(u, float)
+    scale = np.atleast_2d(np.asarray(scale, float))
+    n_h = scale.shape[1]
+    s_codes = np.zeros(n, np.int64) if strata is None else np.asarray(strata, np.int64)
+    if s_codes.shape != (n,) or scale.shape[0] != R or (s_codes.size and (
+            s_codes.min() < 0 or s_codes.max() >= n_h)):
+        raise ValueError(f"need strata codes in [0, {n_h}) of length {n} and scale of shape "
+                         f"({R}, {n_h})")
+    frame_h = np.bincount(s_codes, minlength=n_h).astype(float)
+    onehot = _indicator(s_codes, n_h)
+    sums = counts @ np.hstack([onehot * u[:, None], onehot * (u * u)[:, None], onehot])
+    total_h = sums[:, :n_h] / scale
+    sq = sums[:, n_h:2 * n_h] / (scale * scale)  # counts·t² = (counts·t)²/counts
+    m = sums[:, 2 * n_h:]
+    # 0/1 counts: m = items; an empty stratum (frame_h = 0) has m = 0 and no variance
+    f = (np.zeros_like(m) if with_replacement
+         else m / np.maximum(frame_h, 1.0)[None, :])
+    return (total_h.sum(1), *_stratified_sum(m, f, sq, total_h))
 
 
 def critical_value(level: float, df=None):

@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from core.calibration.corp import CorpBand, CorpCurve
 from core.calibration.reliability import ConsistencyBands, ReliabilityCurve
 from core.calibration.smooth import SmoothReliability
 
+from .fast import axis_refs, figure, subplot_grid
 from .style import CURRENT_COLOR, METHOD_COLORS, PAPER_COLOR, REFERENCE_COLOR, base_layout
 
 __all__ = [
@@ -132,26 +132,51 @@ def _layout(*, height: int, title: str | None, legend_below: bool = True) -> dic
     return layout
 
 
-def _reference_traces(fig: go.Figure, *, prevalence: float | None, label: str,
-                      row: int | None = None, col: int | None = None) -> None:
-    """The diagonal and (optionally) the prevalence line, as legend traces."""
-    kw = {} if row is None else {"row": row, "col": col}
-    fig.add_trace(go.Scatter(x=[0.0, 1.0], y=[0.0, 1.0], mode="lines",
-                             name="perfectly calibrated", line=dict(_DIAGONAL),
-                             hoverinfo="skip"), **kw)
+def _reference_traces(*, prevalence: float | None, label: str) -> list[dict]:
+    """The diagonal and (optionally) the prevalence line, as legend trace dicts (first panel)."""
+    out = [{"type": "scatter", "x": [0.0, 1.0], "y": [0.0, 1.0], "mode": "lines",
+            "name": "perfectly calibrated", "line": dict(_DIAGONAL), "hoverinfo": "skip"}]
     if prevalence is not None and np.isfinite(prevalence):
-        fig.add_trace(go.Scatter(
-            x=[0.0, 1.0], y=[float(prevalence)] * 2, mode="lines",
-            name=f"prevalence E[{label.upper()}] = {float(prevalence):.3f}",
-            line=dict(_PREVALENCE), hoverinfo="skip"), **kw)
+        out.append({"type": "scatter", "x": [0.0, 1.0], "y": [float(prevalence)] * 2,
+                    "mode": "lines",
+                    "name": f"prevalence E[{label.upper()}] = {float(prevalence):.3f}",
+                    "line": dict(_PREVALENCE), "hoverinfo": "skip"})
+    return out
 
 
-def _unit_axes(fig: go.Figure, *, label: str, row: int | None = None,
-               col: int | None = None, x_title: str = "Forecast p (confidence)") -> None:
-    kw = {} if row is None else {"row": row, "col": col}
-    fig.update_xaxes(range=[-0.02, 1.02], title_text=x_title, **kw)
-    fig.update_yaxes(range=[-0.02, 1.02],
-                     title_text=f"Observed frequency of {_label_text(label)} = 1", **kw)
+def _band_traces(x, low, high, *, color: str, name: str, level: float,
+                 shape: str | None = None) -> list[dict]:
+    """A shaded band as two line traces (lower, then upper filled to it), first panel."""
+    line = {"width": 0, "color": color, **({"shape": shape} if shape else {})}
+    return [{"type": "scatter", "x": x, "y": low, "mode": "lines", "line": line,
+             "showlegend": False, "name": f"consistency band{name} low", "hoverinfo": "skip"},
+            {"type": "scatter", "x": x, "y": high, "mode": "lines", "fill": "tonexty",
+             "fillcolor": _rgba(color, 0.16), "line": dict(line),
+             "name": f"{level:.0%} consistency band{name}", "hoverinfo": "skip"}]
+
+
+def _reliability_layout(*, label: str, height: int, title: str | None, counts_title: str,
+                        barmode: str | None = None) -> dict:
+    """Two rows sharing x: the diagram (unit axes) over a strip of counts or density."""
+    layout = {**_layout(height=height, title=title),
+              **subplot_grid(2, 1, shared_xaxes=True, row_heights=[0.78, 0.22],
+                             vertical_spacing=0.05)}
+    layout["xaxis"].update(range=[-0.02, 1.02], title={"text": ""})
+    layout["yaxis"].update(range=[-0.02, 1.02],
+                           title={"text": f"Observed frequency of {_label_text(label)} = 1"})
+    layout["xaxis2"].update(range=[-0.02, 1.02], title={"text": "Forecast p (confidence)"})
+    layout["yaxis2"].update(title={"text": counts_title}, rangemode="tozero")
+    if barmode:
+        layout["barmode"] = barmode
+    return layout
+
+
+_LOWER = {"xaxis": "x2", "yaxis": "y2"}
+
+
+def _two_row_figure(data: list[dict], layout: dict) -> go.Figure:
+    """The figure, every trace not placed on the lower strip on the upper panel."""
+    return figure([{"xaxis": "x", "yaxis": "y", **t} for t in data], layout)
 
 
 # ------------------------------------------------------------------ reliability diagrams
@@ -189,9 +214,7 @@ def binned_reliability_figure(curves: Mapping[str, ReliabilityCurve], *,
         non-empty bins (error bars: Wilson interval). Row 2 (``xaxis2``/``yaxis2``): one bar
         trace per rule, the items per bin at the bin centres.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.78, 0.22],
-                        vertical_spacing=0.05)
-    _reference_traces(fig, prevalence=prevalence, label=label, row=1, col=1)
+    data = _reference_traces(prevalence=prevalence, label=label)
     names = list(curves)
     if band is not None:
         keep = ~np.asarray(band.empty)
@@ -199,15 +222,9 @@ def binned_reliability_figure(curves: Mapping[str, ReliabilityCurve], *,
         order = np.argsort(x)
         col = _color(colors, band_rule, 0) if band_rule else REFERENCE_COLOR
         who = f" ({band_rule})" if band_rule else ""
-        fig.add_trace(go.Scatter(x=x[order], y=np.asarray(band.low)[keep][order], mode="lines",
-                                 line={"width": 0, "color": col}, showlegend=False,
-                                 name=f"consistency band{who} low", hoverinfo="skip"),
-                      row=1, col=1)
-        fig.add_trace(go.Scatter(x=x[order], y=np.asarray(band.high)[keep][order],
-                                 mode="lines", fill="tonexty", fillcolor=_rgba(col, 0.16),
-                                 line={"width": 0, "color": col},
-                                 name=f"{band.level:.0%} consistency band{who}",
-                                 hoverinfo="skip"), row=1, col=1)
+        data += _band_traces(x[order], np.asarray(band.low)[keep][order],
+                             np.asarray(band.high)[keep][order], color=col, name=who,
+                             level=band.level)
     for i, name in enumerate(names):
         c = curves[name]
         keep = ~np.asarray(c.empty)
@@ -215,28 +232,24 @@ def binned_reliability_figure(curves: Mapping[str, ReliabilityCurve], *,
         y = np.asarray(c.observed_frequency)[keep]
         lo, hi = np.asarray(c.low)[keep], np.asarray(c.high)[keep]
         col = _color(colors, name, i)
-        fig.add_trace(go.Scatter(
-            x=x, y=y, mode="lines+markers", name=name,
-            line={"color": col, "width": 2}, marker={"size": 8, "color": col},
-            error_y={"type": "data", "array": hi - y, "arrayminus": y - lo,
-                     "color": _rgba(col, 0.55), "thickness": 1.2, "width": 3},
-            customdata=np.column_stack([np.asarray(c.count)[keep], lo, hi]),
-            hovertemplate=(f"{name}: p̄ %{{x:.3f}} → {label.upper()} %{{y:.3f}}"
-                           " [%{customdata[1]:.3f}, %{customdata[2]:.3f}]"
-                           "<br>%{customdata[0]} items<extra></extra>")), row=1, col=1)
+        data.append({
+            "type": "scatter", "x": x, "y": y, "mode": "lines+markers", "name": name,
+            "line": {"color": col, "width": 2}, "marker": {"size": 8, "color": col},
+            "error_y": {"type": "data", "array": hi - y, "arrayminus": y - lo,
+                        "color": _rgba(col, 0.55), "thickness": 1.2, "width": 3},
+            "customdata": np.column_stack([np.asarray(c.count)[keep], lo, hi]),
+            "hovertemplate": (f"{name}: p̄ %{{x:.3f}} → {label.upper()} %{{y:.3f}}"
+                              " [%{customdata[1]:.3f}, %{customdata[2]:.3f}]"
+                              "<br>%{customdata[0]} items<extra></extra>")})
         edges = np.asarray(c.edges)
         centres = (edges[:-1] + edges[1:]) / 2
         widths = np.maximum(np.diff(edges) * 0.9, 0.004)
-        fig.add_trace(go.Bar(x=centres, y=np.asarray(c.count), width=widths,
-                             marker={"color": _rgba(col, 0.45)}, name=f"{name} items per bin",
-                             showlegend=False,
-                             hovertemplate=f"{name}: %{{y}} items<extra></extra>"),
-                      row=2, col=1)
-    fig.update_layout(**_layout(height=height, title=title), barmode="overlay")
-    _unit_axes(fig, label=label, row=1, col=1, x_title="")
-    fig.update_xaxes(range=[-0.02, 1.02], title_text="Forecast p (confidence)", row=2, col=1)
-    fig.update_yaxes(title_text="items", rangemode="tozero", row=2, col=1)
-    return fig
+        data.append({"type": "bar", "x": centres, "y": np.asarray(c.count), "width": widths,
+                     "marker": {"color": _rgba(col, 0.45)}, "name": f"{name} items per bin",
+                     "showlegend": False,
+                     "hovertemplate": f"{name}: %{{y}} items<extra></extra>", **_LOWER})
+    return _two_row_figure(data, _reliability_layout(
+        label=label, height=height, title=title, counts_title="items", barmode="overlay"))
 
 
 def corp_reliability_figure(curves: Mapping[str, CorpCurve], *,
@@ -263,42 +276,30 @@ def corp_reliability_figure(curves: Mapping[str, CorpCurve], *,
         ``line.shape = "hv"``). Row 2: one bar trace per rule, the weighted histogram of its
         forecasts (20 equal bins).
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.78, 0.22],
-                        vertical_spacing=0.05)
-    _reference_traces(fig, prevalence=prevalence, label=label, row=1, col=1)
+    data = _reference_traces(prevalence=prevalence, label=label)
     if band is not None:
         col = _color(colors, band_rule, 0) if band_rule else REFERENCE_COLOR
         who = f" ({band_rule})" if band_rule else ""
-        x = np.asarray(band.forecast)
-        fig.add_trace(go.Scatter(x=x, y=np.asarray(band.low), mode="lines",
-                                 line={"width": 0, "shape": "hv", "color": col},
-                                 showlegend=False, name=f"consistency band{who} low",
-                                 hoverinfo="skip"), row=1, col=1)
-        fig.add_trace(go.Scatter(x=x, y=np.asarray(band.high), mode="lines", fill="tonexty",
-                                 fillcolor=_rgba(col, 0.16),
-                                 line={"width": 0, "shape": "hv", "color": col},
-                                 name=f"{band.level:.0%} consistency band{who}",
-                                 hoverinfo="skip"), row=1, col=1)
+        data += _band_traces(np.asarray(band.forecast), np.asarray(band.low),
+                             np.asarray(band.high), color=col, name=who, level=band.level,
+                             shape="hv")
     edges = np.linspace(0.0, 1.0, 21)
     for i, (name, c) in enumerate(curves.items()):
         col = _color(colors, name, i)
         x, y = np.asarray(c.forecast), np.asarray(c.calibrated)
-        fig.add_trace(go.Scatter(
-            x=x, y=y, mode="lines+markers" if x.size <= 3 else "lines", name=name,
-            line={"color": col, "width": 2.5, "shape": "hv"}, marker={"size": 9, "color": col},
-            hovertemplate=f"{name}: p %{{x:.3f}} → CORP %{{y:.3f}}<extra></extra>"),
-            row=1, col=1)
+        data.append({
+            "type": "scatter", "x": x, "y": y,
+            "mode": "lines+markers" if x.size <= 3 else "lines", "name": name,
+            "line": {"color": col, "width": 2.5, "shape": "hv"},
+            "marker": {"size": 9, "color": col},
+            "hovertemplate": f"{name}: p %{{x:.3f}} → CORP %{{y:.3f}}<extra></extra>"})
         hist, _ = np.histogram(x, bins=edges, weights=np.asarray(c.weight))
-        fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=hist, width=0.045,
-                             marker={"color": _rgba(col, 0.45)}, showlegend=False,
-                             name=f"{name} forecasts",
-                             hovertemplate=f"{name}: weight %{{y:.0f}}<extra></extra>"),
-                      row=2, col=1)
-    fig.update_layout(**_layout(height=height, title=title), barmode="overlay")
-    _unit_axes(fig, label=label, row=1, col=1, x_title="")
-    fig.update_xaxes(range=[-0.02, 1.02], title_text="Forecast p (confidence)", row=2, col=1)
-    fig.update_yaxes(title_text="weight", rangemode="tozero", row=2, col=1)
-    return fig
+        data.append({"type": "bar", "x": (edges[:-1] + edges[1:]) / 2, "y": hist,
+                     "width": 0.045, "marker": {"color": _rgba(col, 0.45)},
+                     "showlegend": False, "name": f"{name} forecasts",
+                     "hovertemplate": f"{name}: weight %{{y:.0f}}<extra></extra>", **_LOWER})
+    return _two_row_figure(data, _reliability_layout(label=label, height=height, title=title,
+                                            counts_title="weight", barmode="overlay"))
 
 
 def smooth_reliability_figure(curves: Mapping[str, SmoothReliability], *,
@@ -328,9 +329,7 @@ def smooth_reliability_figure(curves: Mapping[str, SmoothReliability], *,
         5 % of its peak (the curve is extrapolated there). Row 2: one line per rule, the
         kernel density of its forecasts.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.78, 0.22],
-                        vertical_spacing=0.05)
-    _reference_traces(fig, prevalence=prevalence, label=label, row=1, col=1)
+    data = _reference_traces(prevalence=prevalence, label=label)
     if band is not None:
         bcol = _color(colors, band_rule, 0) if band_rule else REFERENCE_COLOR
         who = f" ({band_rule})" if band_rule else ""
@@ -342,37 +341,27 @@ def smooth_reliability_figure(curves: Mapping[str, SmoothReliability], *,
             if len(ok):
                 keep = slice(int(ok[0]), int(ok[-1]) + 1)
                 bx, blo, bhi = bx[keep], blo[keep], bhi[keep]
-        fig.add_trace(go.Scatter(x=bx, y=blo, mode="lines",
-                                 line={"width": 0, "color": bcol}, showlegend=False,
-                                 name=f"consistency band{who} low", hoverinfo="skip"),
-                      row=1, col=1)
-        fig.add_trace(go.Scatter(x=bx, y=bhi,
-                                 mode="lines", fill="tonexty", fillcolor=_rgba(bcol, 0.16),
-                                 line={"width": 0, "color": bcol},
-                                 name=f"{band.level:.0%} consistency band{who}",
-                                 hoverinfo="skip"), row=1, col=1)
+        data += _band_traces(bx, blo, bhi, color=bcol, name=who, level=band.level)
     for i, (name, c) in enumerate(curves.items()):
         col = _color(colors, name, i)
         x, y, dens = np.asarray(c.grid), np.asarray(c.frequency), np.asarray(c.density)
         thin = dens < 0.05 * float(np.max(dens)) if dens.size else np.zeros(0, bool)
         solid = np.where(thin, np.nan, y)
-        fig.add_trace(go.Scatter(
-            x=x, y=solid, mode="lines", name=f"{name} (σ = {c.sigma:.3f})",
-            line={"color": col, "width": 2.5}, connectgaps=False,
-            hovertemplate=f"{name}: p %{{x:.3f}} → %{{y:.3f}}<extra></extra>"), row=1, col=1)
-        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{name} (sparse forecasts)",
-                                 line={"color": col, "width": 1, "dash": "dot"},
-                                 showlegend=False, hoverinfo="skip"), row=1, col=1)
-        fig.add_trace(go.Scatter(x=x, y=dens, mode="lines", fill="tozeroy",
-                                 fillcolor=_rgba(col, 0.2), line={"color": col, "width": 1},
-                                 name=f"{name} density", showlegend=False,
-                                 hovertemplate=f"{name}: density %{{y:.2f}}<extra></extra>"),
-                      row=2, col=1)
-    fig.update_layout(**_layout(height=height, title=title))
-    _unit_axes(fig, label=label, row=1, col=1, x_title="")
-    fig.update_xaxes(range=[-0.02, 1.02], title_text="Forecast p (confidence)", row=2, col=1)
-    fig.update_yaxes(title_text="density", rangemode="tozero", row=2, col=1)
-    return fig
+        data.append({
+            "type": "scatter", "x": x, "y": solid, "mode": "lines",
+            "name": f"{name} (σ = {c.sigma:.3f})", "line": {"color": col, "width": 2.5},
+            "connectgaps": False,
+            "hovertemplate": f"{name}: p %{{x:.3f}} → %{{y:.3f}}<extra></extra>"})
+        data.append({"type": "scatter", "x": x, "y": y, "mode": "lines",
+                     "name": f"{name} (sparse forecasts)",
+                     "line": {"color": col, "width": 1, "dash": "dot"}, "showlegend": False,
+                     "hoverinfo": "skip"})
+        data.append({"type": "scatter", "x": x, "y": dens, "mode": "lines", "fill": "tozeroy",
+                     "fillcolor": _rgba(col, 0.2), "line": {"color": col, "width": 1},
+                     "name": f"{name} density", "showlegend": False,
+                     "hovertemplate": f"{name}: density %{{y:.2f}}<extra></extra>", **_LOWER})
+    return _two_row_figure(data, _reliability_layout(label=label, height=height, title=title,
+                                            counts_title="density"))
 
 
 _CORP_TERMS = (("mcb", "MCB", 1.0), ("dsc", "− DSC", -1.0), ("unc", "UNC", 1.0),
@@ -404,25 +393,27 @@ def decomposition_figure(terms: pd.DataFrame, *, colors: Mapping[str, str] | Non
         "= Brier" and ``y`` = MCB, −DSC, UNC, Brier (so the first three add up to the last).
         Right (``xaxis2``): the same for REL, −RES, UNC, WBV, −2·WBC, Brier.
     """
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.42, 0.58], horizontal_spacing=0.08,
-                        subplot_titles=(f"CORP: Brier = MCB − DSC + UNC (exact), {label.upper()}",
-                                        f"Binned Murphy, B = {n_bins} {strategy}: "
-                                        "REL − RES + UNC + WBV − 2·WBC"))
+    data = []
     for i, row in enumerate(terms.itertuples(index=False)):
         name = str(row.rule)
         col = _color(colors, name, i)
         for c, spec in ((1, _CORP_TERMS), (2, _MURPHY_TERMS)):
-            fig.add_trace(go.Bar(
-                x=[t[1] for t in spec], y=[t[2] * float(getattr(row, t[0])) for t in spec],
-                name=name, marker={"color": col}, legendgroup=name, showlegend=c == 1,
-                hovertemplate=f"{name} %{{x}}: %{{y:.4f}}<extra></extra>"), row=1, col=c)
-    fig.update_layout(**_layout(height=height, title=title), barmode="group")
-    fig.update_yaxes(title_text="Contribution to the Brier score", zeroline=True,
-                     zerolinecolor=REFERENCE_COLOR, row=1, col=1)
-    fig.update_yaxes(zeroline=True, zerolinecolor=REFERENCE_COLOR, row=1, col=2)
-    for ann in fig.layout.annotations:
-        ann.font = {"size": 12}
-    return fig
+            xr, yr = axis_refs(1, c, 2)
+            data.append({
+                "type": "bar", "x": [t[1] for t in spec],
+                "y": [t[2] * float(getattr(row, t[0])) for t in spec], "name": name,
+                "marker": {"color": col}, "legendgroup": name, "showlegend": c == 1,
+                "hovertemplate": f"{name} %{{x}}: %{{y:.4f}}<extra></extra>",
+                "xaxis": xr, "yaxis": yr})
+    layout = {**_layout(height=height, title=title), "barmode": "group",
+              **subplot_grid(1, 2, column_widths=[0.42, 0.58], horizontal_spacing=0.08,
+                             titles=(f"CORP: Brier = MCB − DSC + UNC (exact), {label.upper()}",
+                                     f"Binned Murphy, B = {n_bins} {strategy}: "
+                                     "REL − RES + UNC + WBV − 2·WBC"))}
+    layout["yaxis"].update(title={"text": "Contribution to the Brier score"}, zeroline=True,
+                           zerolinecolor=REFERENCE_COLOR)
+    layout["yaxis2"].update(zeroline=True, zerolinecolor=REFERENCE_COLOR)
+    return figure(data, layout)
 
 
 # ------------------------------------------------------------------ ranking reversal
@@ -717,38 +708,39 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
         ``y`` = the metric. The coverage panel (``xaxis3``) also has the trace
         "nominal 95 %".
     """
-    fig = make_subplots(rows=2, cols=3, subplot_titles=[t for _, t in _BUDGET_PANELS],
-                        horizontal_spacing=0.07, vertical_spacing=0.16)
+    data = []
     for k, (col, _) in enumerate(_BUDGET_PANELS):
-        r, c = divmod(k, 3)
+        xr, yr = axis_refs(k // 3 + 1, k % 3 + 1, 3)
         for est in ("human_only", "trisource"):
             sub = summary[summary["estimator"] == est].sort_values("budget")
             if sub.empty:
                 continue
-            fig.add_trace(go.Scatter(
-                x=sub["budget"].to_numpy(float), y=sub[col].to_numpy(float),
-                mode="lines+markers", name=ESTIMATOR_NAMES[est], legendgroup=est,
-                showlegend=k == 0,
-                line={"color": ESTIMATOR_COLORS[est], "width": 2.5,
-                      "dash": "solid" if est == "trisource" else "dash"},
-                marker={"size": 6, "color": ESTIMATOR_COLORS[est]},
-                hovertemplate=f"{ESTIMATOR_NAMES[est]}: budget %{{x:.0f}} → %{{y:.4f}}"
-                              "<extra></extra>"), row=r + 1, col=c + 1)
+            data.append({
+                "type": "scatter", "x": sub["budget"].to_numpy(float),
+                "y": sub[col].to_numpy(float), "mode": "lines+markers",
+                "name": ESTIMATOR_NAMES[est], "legendgroup": est, "showlegend": k == 0,
+                "line": {"color": ESTIMATOR_COLORS[est], "width": 2.5,
+                         "dash": "solid" if est == "trisource" else "dash"},
+                "marker": {"size": 6, "color": ESTIMATOR_COLORS[est]},
+                "hovertemplate": f"{ESTIMATOR_NAMES[est]}: budget %{{x:.0f}} → %{{y:.4f}}"
+                                 "<extra></extra>", "xaxis": xr, "yaxis": yr})
         if col == "coverage":
             xs = summary["budget"].to_numpy(float)
-            fig.add_trace(go.Scatter(x=[xs.min(), xs.max()], y=[level, level], mode="lines",
-                                     name=f"nominal {level:.0%}", line=dict(_PREVALENCE),
-                                     hoverinfo="skip"), row=r + 1, col=c + 1)
-    shapes = budget_marker_shapes(budget) if budget is not None else []
-    fig.update_layout(**_layout(height=height, title=title), shapes=shapes)
+            data.append({"type": "scatter", "x": [xs.min(), xs.max()], "y": [level, level],
+                         "mode": "lines", "name": f"nominal {level:.0%}",
+                         "line": dict(_PREVALENCE), "hoverinfo": "skip",
+                         "xaxis": xr, "yaxis": yr})
+    layout = {**_layout(height=height, title=title),
+              **subplot_grid(2, 3, titles=[t for _, t in _BUDGET_PANELS],
+                             horizontal_spacing=0.07, vertical_spacing=0.16),
+              "shapes": budget_marker_shapes(budget) if budget is not None else []}
     cov = summary["coverage"].to_numpy(float)
     if cov.size and np.isfinite(cov).any():  # no zoom into Monte Carlo noise around 95 %
         lo = min(0.85, float(np.nanmin(cov)) - 0.02, level - 0.05)
-        fig.update_yaxes(range=[lo, 1.005], row=1, col=3)
-    fig.update_xaxes(title_text="Pilot budget (labels)", row=2)
-    for ann in fig.layout.annotations:
-        ann.font = {"size": 12}
-    return fig
+        layout["yaxis3"]["range"] = [lo, 1.005]
+    for k in (4, 5, 6):
+        layout[f"xaxis{k}"]["title"] = {"text": "Pilot budget (labels)"}
+    return figure(data, layout)
 
 
 _HELDOUT = (("ref_raw", "reference-selected<br>rule, raw"),
@@ -780,19 +772,20 @@ def heldout_figure(values: Mapping[str, float], *, title: str | None = None,
     palette = {"ref_raw": LABEL_COLORS["z"], "ref_zplatt": PAPER_COLOR,
                "restored_raw": "#94A3B8", "pilot_only": ESTIMATOR_COLORS["human_only"],
                "trisource": ESTIMATOR_COLORS["trisource"], "full_y": LABEL_COLORS["y"]}
-    fig = go.Figure(go.Bar(x=[names[k] for k in keys], y=ys,
-                           marker={"color": [palette[k] for k in keys]},
-                           text=[f"{v:.4f}" for v in ys], textposition="outside",
-                           name="held-out Brier under Y",
-                           hovertemplate="%{x}: %{y:.4f}<extra></extra>"))
-    if "full_y" in values:
-        fig.add_hline(y=float(values["full_y"]), line=dict(_PREVALENCE))
-    fig.update_layout(**_layout(height=height, title=title, legend_below=False),
-                      showlegend=False)
-    fig.update_xaxes(tickangle=0)
-    fig.update_yaxes(title_text="Held-out Brier under Y (lower is better)", rangemode="tozero",
-                     range=[0, 1.18 * max(ys) if ys else 1])
-    return fig
+    data = [{"type": "bar", "x": [names[k] for k in keys], "y": ys,
+             "marker": {"color": [palette[k] for k in keys]},
+             "text": [f"{v:.4f}" for v in ys], "textposition": "outside",
+             "name": "held-out Brier under Y",
+             "hovertemplate": "%{x}: %{y:.4f}<extra></extra>"}]
+    layout = {**_layout(height=height, title=title, legend_below=False), "showlegend": False,
+              "xaxis": {"tickangle": 0},
+              "yaxis": {"title": {"text": "Held-out Brier under Y (lower is better)"},
+                        "rangemode": "tozero", "range": [0, 1.18 * max(ys) if ys else 1]}}
+    if "full_y" in values:  # the full-training-Y comparator as a dotted line across
+        y = float(values["full_y"])
+        layout["shapes"] = [{"type": "line", "xref": "x domain", "yref": "y", "x0": 0, "x1": 1,
+                             "y0": y, "y1": y, "line": dict(_PREVALENCE)}]
+    return figure(data, layout)
 
 
 def algorithm1_figure(steps: pd.DataFrame, *, delta_y: float | None = None,
@@ -821,10 +814,10 @@ def algorithm1_figure(steps: pd.DataFrame, *, delta_y: float | None = None,
         look); markers say escalate (open) or terminate (filled); optionally "truth Δ_Y".
     """
     x = steps["budget"].to_numpy(float)
-    fig = go.Figure()
     span = [float(x.min()) - 5, float(x.max()) + 5] if x.size else [0, 1]
-    fig.add_trace(go.Scatter(x=span, y=[0, 0], mode="lines", name="no difference",
-                             line={"color": REFERENCE_COLOR, "width": 1}, hoverinfo="skip"))
+    data = [{"type": "scatter", "x": span, "y": [0, 0], "mode": "lines",
+             "name": "no difference", "line": {"color": REFERENCE_COLOR, "width": 1},
+             "hoverinfo": "skip"}]
     esc = steps["escalate"].to_numpy(bool)
     off = 0.012 * max(span[1] - span[0], 1)
     for est, e, lo, hi, shift in (("human_only", "estimate_human", "lo_human", "hi_human", -off),
@@ -832,25 +825,25 @@ def algorithm1_figure(steps: pd.DataFrame, *, delta_y: float | None = None,
         v = steps[e].to_numpy(float)
         lo_v, hi_v = steps[lo].to_numpy(float), steps[hi].to_numpy(float)
         col = ESTIMATOR_COLORS[est]
-        fig.add_trace(go.Scatter(
-            x=x + shift, y=v, mode="markers+lines", name=f"{ESTIMATOR_NAMES[est]} "
-                                                       f"({level:.0%} interval)",
-            line={"color": col, "width": 1, "dash": "dot"},
-            marker={"size": 11, "color": col,
-                    "symbol": ["circle-open" if s else "circle" for s in esc]
-                    if est == "trisource" else "square-open"},
-            error_y={"type": "data", "array": hi_v - v, "arrayminus": v - lo_v,
-                     "color": col, "thickness": 2 if est == "trisource" else 1.2},
-            customdata=np.column_stack([lo_v, hi_v]),
-            hovertemplate=(f"{ESTIMATOR_NAMES[est]}: %{{y:+.3f}} "
-                           "[%{customdata[0]:+.3f}, %{customdata[1]:+.3f}]<extra></extra>")))
+        data.append({
+            "type": "scatter", "x": x + shift, "y": v, "mode": "markers+lines",
+            "name": f"{ESTIMATOR_NAMES[est]} ({level:.0%} interval)",
+            "line": {"color": col, "width": 1, "dash": "dot"},
+            "marker": {"size": 11, "color": col,
+                       "symbol": ["circle-open" if s else "circle" for s in esc]
+                       if est == "trisource" else "square-open"},
+            "error_y": {"type": "data", "array": hi_v - v, "arrayminus": v - lo_v,
+                        "color": col, "thickness": 2 if est == "trisource" else 1.2},
+            "customdata": np.column_stack([lo_v, hi_v]),
+            "hovertemplate": (f"{ESTIMATOR_NAMES[est]}: %{{y:+.3f}} "
+                              "[%{customdata[0]:+.3f}, %{customdata[1]:+.3f}]<extra></extra>")})
     if delta_y is not None and np.isfinite(delta_y):
-        fig.add_trace(go.Scatter(x=span, y=[delta_y, delta_y], mode="lines",
-                                 name=f"truth Δ_Y = {delta_y:+.3f}",
-                                 line={"color": LABEL_COLORS["y"], "dash": "dash", "width": 1.5},
-                                 hoverinfo="skip"))
-    fig.update_layout(**_layout(height=height, title=title))
-    fig.update_xaxes(title_text="Attempted annotations at this look", range=span)
+        data.append({"type": "scatter", "x": span, "y": [delta_y, delta_y], "mode": "lines",
+                     "name": f"truth Δ_Y = {delta_y:+.3f}",
+                     "line": {"color": LABEL_COLORS["y"], "dash": "dash", "width": 1.5},
+                     "hoverinfo": "skip"})
     a, b = names
-    fig.update_yaxes(title_text=f"Δ = R({b}) − R({a})  (> 0: {a} better)")
-    return fig
+    layout = {**_layout(height=height, title=title),
+              "xaxis": {"title": {"text": "Attempted annotations at this look"}, "range": span},
+              "yaxis": {"title": {"text": f"Δ = R({b}) − R({a})  (> 0: {a} better)"}}}
+    return figure(data, layout)

@@ -64,7 +64,12 @@ from core.calibration.reliability import (
     reliability_curve,
 )
 from core.calibration.report import read_score_csv
-from core.calibration.scenario import DEFAULT_SCENARIO, ScenarioConfig, generate_scenario
+from core.calibration.scenario import (
+    DEFAULT_SCENARIO,
+    ScenarioConfig,
+    generate_scenario,
+    transfer_config,
+)
 from core.calibration.scores import auroc, brier_score, calibration_in_the_large, log_score
 from core.calibration.smooth import (
     SmoothBand,
@@ -193,6 +198,18 @@ def scenario_config(*, omission_rate: float, false_match_rate: float, discrimina
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
+def load_transfer_scenario(omission_rate: float, false_match_rate: float, discrimination: float,
+                           judge_quality: float) -> pd.DataFrame:
+    """The transfer domain of :func:`load_scenario` (β and the repair's truth model learn on it).
+
+    The same frame ``simulate_pilots`` would generate from the scenario's attrs, made once.
+    """
+    return generate_scenario(transfer_config(scenario_config(
+        omission_rate=omission_rate, false_match_rate=false_match_rate,
+        discrimination=discrimination, judge_quality=judge_quality)))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
 def load_scenario(omission_rate: float, false_match_rate: float, discrimination: float,
                   judge_quality: float) -> pd.DataFrame:
     """:func:`core.calibration.scenario.generate_scenario` of the knobs (one row per belief)."""
@@ -288,9 +305,10 @@ def run_pilots(omission_rate: float, false_match_rate: float, discrimination: fl
                judge_quality: float, budget: int, reps: int, design: str,
                budget_kind: str = "attempted", seed: int = 0) -> PilotSimulation:
     """:func:`core.calibration.pilot.simulate_pilots` on the scenario (held-out repair on)."""
-    frame = load_scenario(omission_rate, false_match_rate, discrimination, judge_quality)
-    return simulate_pilots(frame, budget=int(budget), reps=int(reps), design=design,
-                           budget_kind=budget_kind, seed=int(seed), heldout=True)
+    knobs = (omission_rate, false_match_rate, discrimination, judge_quality)
+    return simulate_pilots(load_scenario(*knobs), budget=int(budget), reps=int(reps),
+                           design=design, budget_kind=budget_kind, seed=int(seed), heldout=True,
+                           source_frame=load_transfer_scenario(*knobs))
 
 
 @st.cache_data(show_spinner="Simulating the budget curves…", max_entries=12)
@@ -298,9 +316,10 @@ def run_budget_curve(omission_rate: float, false_match_rate: float, discriminati
                      judge_quality: float, budgets: tuple[int, ...], reps: int, design: str,
                      budget_kind: str = "attempted", seed: int = 0) -> pd.DataFrame:
     """:func:`core.calibration.pilot.budget_curve` on the scenario (Table 5 panel A)."""
-    frame = load_scenario(omission_rate, false_match_rate, discrimination, judge_quality)
-    return budget_curve(frame, budgets=tuple(int(b) for b in budgets), reps=int(reps),
-                        design=design, budget_kind=budget_kind, seed=int(seed))
+    knobs = (omission_rate, false_match_rate, discrimination, judge_quality)
+    return budget_curve(load_scenario(*knobs), budgets=tuple(int(b) for b in budgets),
+                        reps=int(reps), design=design, budget_kind=budget_kind, seed=int(seed),
+                        source_frame=load_transfer_scenario(*knobs))
 
 
 @shared_cache(max_entries=24)
@@ -308,9 +327,10 @@ def run_walk(omission_rate: float, false_match_rate: float, discrimination: floa
              judge_quality: float, seed: int, budget_steps: tuple[int, ...],
              design: str = "stratified") -> Algorithm1Walk:
     """:func:`core.calibration.pilot.walk_algorithm1`: one pilot through Algorithm 1."""
-    frame = load_scenario(omission_rate, false_match_rate, discrimination, judge_quality)
-    return walk_algorithm1(frame, budget_steps=tuple(int(b) for b in budget_steps),
-                           seed=int(seed), design=design)
+    knobs = (omission_rate, false_match_rate, discrimination, judge_quality)
+    return walk_algorithm1(load_scenario(*knobs), budget_steps=tuple(int(b) for b in budget_steps),
+                           seed=int(seed), design=design,
+                           source_frame=load_transfer_scenario(*knobs))
 
 
 @st.cache_data(show_spinner="Drawing pilots from the real answers…", max_entries=48)
