@@ -198,3 +198,48 @@ def test_figures_are_svg_only(tb):
     figs.append(atom_grid_figure(np.zeros(18), np.zeros((18, 5))))
     for fig in figs:
         assert not any(t.type.endswith("gl") for t in fig.data)
+
+
+TOPICS = ("sleep", "work", "diet", "social", "exercise")
+
+
+def _revalidated(fig: go.Figure) -> go.Figure:
+    """The builders construct figures unvalidated (core.figures.fast): Plotly's validator
+    must accept every trace and layout key they produce."""
+    checked = go.Figure(fig.to_dict())
+    assert len(checked.data) == len(fig.data)
+    return checked
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+@pytest.mark.parametrize("shift_day", [None, 12])
+def test_timeline_figures_are_valid_plotly(tb, topic, shift_day):
+    fig = timeline_figure(latent_days(tb), topic=topic, shift_day=shift_day, threshold=7.0,
+                          threshold_label="threshold")
+    checked = _revalidated(fig)
+    assert checked.layout.xaxis.range == (0.5, 30.5)
+    assert checked.layout.height == (420 if topic == "sleep" else 300)
+    assert bool(shift_day) == any(t.name == "habits shift (day 12)" for t in checked.data)
+
+
+def test_timeline_sleep_keeps_make_subplots_grid(tb):
+    fig = _revalidated(timeline_figure(latent_days(tb), topic="sleep"))
+    assert [a.text for a in fig.layout.annotations[:2]] == ["Bedtime", "Sleep duration (h)"]
+    assert fig.layout.xaxis.matches == "x2" and fig.layout.xaxis.showticklabels is False
+    assert fig.layout.xaxis2.title.text.startswith("day")
+    np.testing.assert_allclose(fig.layout.yaxis.domain, [0.56, 1.0])
+    np.testing.assert_allclose(fig.layout.yaxis2.domain, [0.0, 0.44])
+
+
+@pytest.mark.parametrize("qid", QIDS)
+def test_source_days_figures_are_valid_plotly(tb, qid):
+    fig = _revalidated(source_days_figure(day_views(tb, qid=qid)))
+    assert fig.layout.barmode == "overlay" and fig.layout.height == 760
+    assert fig.layout.xaxis5.title.text == "day"
+    assert all(getattr(fig.layout, f"xaxis{r}").matches == "x5" for r in ("", 2, 3, 4))
+
+
+@pytest.mark.parametrize("highlight", [None, "A3"])
+def test_atom_grid_figure_is_valid_plotly(highlight):
+    fig = _revalidated(atom_grid_figure(np.zeros(18), np.zeros((18, 5)), highlight=highlight))
+    assert len(fig.layout.shapes) == (0 if highlight is None else 1)

@@ -1,7 +1,11 @@
 """Figures of the walked-through example (seed 000 §8.6): latent days, source views, atom grid.
 
-Pure builders: frames and arrays in, :class:`plotly.graph_objects.Figure` out. Every trace is
-SVG (``go.Bar``, ``go.Scatter``, ``go.Heatmap``; no WebGL), so the figures render in headless
+Pure builders: frames and arrays in, :class:`plotly.graph_objects.Figure` out. They are rebuilt
+whenever the persona or question changes, so they assemble plain trace and layout dicts and
+construct the figure unvalidated with :func:`core.figures.fast.figure` (the subplot axes come
+from :func:`core.figures.fast.subplot_grid`, which reproduces ``make_subplots``);
+``tests/test_figures_walkthrough.py`` re-validates every figure with Plotly's validator. Every
+trace is SVG (``bar``, ``scatter``, ``heatmap``; no WebGL), so the figures render in headless
 browsers and export cleanly. Colours come from :mod:`core.figures.style`.
 """
 
@@ -13,12 +17,12 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from core.evaluation.walkthrough import DayViews
 from core.testbed.questions import QUESTIONS, SOURCE_LABELS, SOURCES
 from core.testbed.vocab import IS_WEEKEND, N_DAYS
 
+from .fast import axis_refs, figure, subplot_grid
 from .style import (
     LATENT_COLOR,
     REFERENCE_COLOR,
@@ -42,7 +46,7 @@ __all__ = [
 ]
 
 _DAYS = np.arange(1, N_DAYS + 1)
-_X_AXIS = {"range": [0.5, N_DAYS + 0.5], "dtick": 1, "tickfont": {"size": 10}}
+_X_AXIS = MappingProxyType({"range": (0.5, N_DAYS + 0.5), "dtick": 1, "tickfont": {"size": 10}})
 
 
 def clock_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
@@ -53,8 +57,29 @@ def clock_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
 
 
 def _refs(row: int) -> tuple[str, str]:
-    """Axis names of subplot ``row`` (1-based) in a one-column ``make_subplots`` grid."""
-    return ("x" if row == 1 else f"x{row}"), ("y" if row == 1 else f"y{row}")
+    """Axis names of subplot ``row`` (1-based) in a one-column grid (``"x"``, ``"y2"`` …)."""
+    return axis_refs(row, 1, 1)
+
+
+def _on(row: int, trace: dict) -> dict:
+    """``trace`` placed on subplot ``row`` (what ``add_trace(row=row, col=1)`` sets)."""
+    xr, yr = _refs(row)
+    trace["xaxis"], trace["yaxis"] = xr, yr
+    return trace
+
+
+def _yaxis(layout: dict, row: int) -> dict:
+    """The layout dict of row ``row``'s y axis (from :func:`subplot_grid`)."""
+    return layout["yaxis" + _refs(row)[1][1:]]
+
+
+def _x_axes(layout: dict, rows: int, *, title: str) -> None:
+    """The shared day axis on every row (``_X_AXIS``) and its title under the last row."""
+    for r in range(1, rows + 1):
+        layout["xaxis" + _refs(r)[0][1:]].update(
+            range=list(_X_AXIS["range"]), dtick=_X_AXIS["dtick"],
+            tickfont=dict(_X_AXIS["tickfont"]))
+    layout["xaxis" + _refs(rows)[0][1:]]["title"] = {"text": title}
 
 
 def _runs(days: np.ndarray) -> list[tuple[int, int]]:
@@ -91,26 +116,29 @@ def _hline(y: float, *, row: int, text: str | None = None) -> tuple[list[dict], 
 _SHIFT_LINE = MappingProxyType({"color": "#B91C1C", "dash": "dash", "width": 2})
 
 
-def _shift(fig: go.Figure, shift_day: int | None, *, rows: Sequence[int]) -> list[dict]:
-    """Dashed red lines before ``shift_day`` on every row; the legend names them."""
+def _shift(shift_day: int | None, *, rows: Sequence[int]) -> tuple[list[dict], list[dict]]:
+    """Dashed red lines before ``shift_day`` on every row, and the legend trace naming them.
+
+    Returns ``(traces, shapes)``: no traces and no shapes without a shift day.
+    """
     if not shift_day:
-        return []
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(_SHIFT_LINE),
-                             name=f"habits shift (day {shift_day})", hoverinfo="skip"))
+        return [], []
+    trace = {"type": "scatter", "x": [None], "y": [None], "mode": "lines",
+             "line": dict(_SHIFT_LINE), "name": f"habits shift (day {shift_day})",
+             "hoverinfo": "skip"}
     shapes = []
     for r in rows:
         xr, yr = _refs(r)
         shapes.append({"type": "line", "xref": xr, "yref": f"{yr} domain",
                        "x0": shift_day - 0.5, "x1": shift_day - 0.5, "y0": 0, "y1": 1,
                        "line": dict(_SHIFT_LINE)})
-    return shapes
+    return [trace], shapes
 
 
-def _decorate(fig: go.Figure, shapes: list[dict], notes: list[dict]) -> None:
-    """Add all shapes and annotations in one layout update (plotly's add_shape is slow)."""
-    old_shapes = [s.to_plotly_json() for s in fig.layout.shapes]
-    old_notes = [a.to_plotly_json() for a in fig.layout.annotations]
-    fig.update_layout(shapes=old_shapes + shapes, annotations=old_notes + notes)
+def _bar(x, y, *, name: str, color: str, hovertemplate: str) -> dict:
+    """A bar trace of one colour."""
+    return {"type": "bar", "x": x, "y": y, "name": name, "marker": {"color": color},
+            "hovertemplate": hovertemplate}
 
 
 # ---------------------------------------------------------------- latent timeline
@@ -132,118 +160,129 @@ def timeline_figure(
         event fields).
     topic : {"sleep", "work", "diet", "social", "exercise"}
     shift_day : int, optional
-        First day with shifted habits; drawn as a dashed red line.
+        First day with shifted habits; drawn as a dashed red line on every panel, named by
+        a last legend-only trace ``habits shift (day …)``.
     threshold : float, optional
-        The question's threshold on the main quantity (e.g. 7 h for A1), drawn dotted.
+        The question's threshold on the main quantity (e.g. 7 h for A1), drawn dotted
+        (sleep: on the duration panel and only below 20 h; work: on the hours; ignored for
+        the other topics).
     threshold_label : str, optional
         Text beside the threshold line.
     height : int, optional
-        Figure height in pixels.
+        Figure height in pixels (default 420 for sleep, 300 otherwise).
 
     Returns
     -------
     go.Figure
-        x is the day index 1–30 on every panel; weekends are shaded.
+        x is the day index 1–30 on every panel; weekends are shaded. Sleep has two rows
+        (titled): row 1 (``x``/``y``) the bedtime as a line with clock ticks and a dotted
+        midnight, row 2 (``x2``/``y2``) the duration as bars. The other topics have one
+        panel: work bars for normal and overtime days (overlaid) and stars on worked
+        weekend days; diet bars home-cooked, fast food, other (stacked, summing to the
+        meals); social bars voluntary and obligation (stacked); exercise bars intentional
+        and incidental minutes (overlaid) with a dotted 30 min line.
     """
     x = days["day_index"].to_numpy()
     extra: list[tuple[list[dict], list[dict]]] = []
+    data: list[dict] = []
     if topic == "sleep":
-        fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-                            subplot_titles=("Bedtime", "Sleep duration (h)"))
+        layout = subplot_grid(2, 1, shared_xaxes=True, vertical_spacing=0.12,
+                              titles=("Bedtime", "Sleep duration (h)"), title_size=16)
         bed = days["bedtime_h"].to_numpy(float)
-        fig.add_trace(go.Scatter(
-            x=x, y=bed, mode="lines+markers", name="bedtime", line={"color": LATENT_COLOR},
-            marker={"size": 7},
-            hovertemplate="day %{x}: bed at %{customdata}<extra></extra>",
-            customdata=[f"{int(round(v * 60)) // 60 % 24:02d}:{int(round(v * 60)) % 60:02d}"
-                        for v in bed]), row=1, col=1)
+        data.append(_on(1, {
+            "type": "scatter", "x": x, "y": bed, "mode": "lines+markers", "name": "bedtime",
+            "line": {"color": LATENT_COLOR}, "marker": {"size": 7},
+            "hovertemplate": "day %{x}: bed at %{customdata}<extra></extra>",
+            "customdata": [f"{int(round(v * 60)) // 60 % 24:02d}:{int(round(v * 60)) % 60:02d}"
+                           for v in bed]}))
         tv, tt = clock_ticks(min(bed.min(), 23.0) - 0.25, max(bed.max(), 24.0) + 0.25)
-        fig.update_yaxes(tickvals=tv, ticktext=tt, row=1, col=1)
+        layout["yaxis"].update(tickvals=tv, ticktext=tt)
         extra.append(_hline(24.0, row=1, text="midnight"))
         dur = days["duration_h"].to_numpy(float)
-        fig.add_trace(go.Bar(x=x, y=dur, name="sleep (h)", marker_color=LATENT_COLOR,
-                             hovertemplate="day %{x}: %{y:.1f} h<extra></extra>"), row=2, col=1)
+        data.append(_on(2, _bar(x, dur, name="sleep (h)", color=LATENT_COLOR,
+                                hovertemplate="day %{x}: %{y:.1f} h<extra></extra>")))
         if threshold is not None and threshold < 20:
             extra.append(_hline(threshold, row=2, text=threshold_label))
         rows = [1, 2]
     elif topic == "work":
-        fig = make_subplots(rows=1, cols=1)
+        layout = subplot_grid(1, 1)
         hours = days["hours"].to_numpy(float)
         over = days["overtime"].to_numpy(bool)
         wk = days["worked_on_weekend"].to_numpy(bool)
-        fig.add_trace(go.Bar(x=x, y=np.where(~over, hours, np.nan), name="work hours",
-                             marker_color=LATENT_COLOR,
-                             hovertemplate="day %{x}: %{y:.1f} h<extra></extra>"))
-        fig.add_trace(go.Bar(x=x, y=np.where(over, hours, np.nan), name="overtime day (> 9 h)",
-                             marker_color="#C2410C",
-                             hovertemplate="day %{x}: %{y:.1f} h (overtime)<extra></extra>"))
-        fig.add_trace(go.Scatter(x=x[wk], y=hours[wk] + 0.6, mode="markers",
-                                 name="weekend day worked",
-                                 marker={"symbol": "star", "size": 11, "color": "#C2410C"},
-                                 hovertemplate="day %{x}: weekend work<extra></extra>"))
-        fig.update_layout(barmode="overlay")
-        fig.update_yaxes(title_text="hours")
+        data.append(_bar(x, np.where(~over, hours, np.nan), name="work hours",
+                         color=LATENT_COLOR,
+                         hovertemplate="day %{x}: %{y:.1f} h<extra></extra>"))
+        data.append(_bar(x, np.where(over, hours, np.nan), name="overtime day (> 9 h)",
+                         color="#C2410C",
+                         hovertemplate="day %{x}: %{y:.1f} h (overtime)<extra></extra>"))
+        data.append({"type": "scatter", "x": x[wk], "y": hours[wk] + 0.6, "mode": "markers",
+                     "name": "weekend day worked",
+                     "marker": {"symbol": "star", "size": 11, "color": "#C2410C"},
+                     "hovertemplate": "day %{x}: weekend work<extra></extra>"})
+        layout["barmode"] = "overlay"
+        layout["yaxis"]["title"] = {"text": "hours"}
         if threshold is not None:
             extra.append(_hline(threshold, row=1, text=threshold_label))
         rows = [1]
     elif topic == "diet":
-        fig = make_subplots(rows=1, cols=1)
+        layout = subplot_grid(1, 1)
         meals = days["meals"].to_numpy(int)
         home = days["home_cooked"].to_numpy(int)
         fast = days["fast_food"].to_numpy(int)
         other = meals - home - fast
         for y, name, color in ((home, "home-cooked", "#2F855A"), (fast, "fast food / delivery",
                                "#C2410C"), (other, "other outside meal", "#A0AEC0")):
-            fig.add_trace(go.Bar(x=x, y=y, name=name, marker_color=color,
-                                 hovertemplate=f"day %{{x}}: %{{y}} {name}<extra></extra>"))
-        fig.update_layout(barmode="stack")
-        fig.update_yaxes(title_text="meals", dtick=1)
+            data.append(_bar(x, y, name=name, color=color,
+                             hovertemplate=f"day %{{x}}: %{{y}} {name}<extra></extra>"))
+        layout["barmode"] = "stack"
+        layout["yaxis"].update(title={"text": "meals"}, dtick=1)
         rows = [1]
     elif topic == "social":
-        fig = make_subplots(rows=1, cols=1)
+        layout = subplot_grid(1, 1)
         n = days["n_act"].to_numpy(int)
         oblig = days["supporting_other"].to_numpy(bool)
-        fig.add_trace(go.Bar(x=x, y=np.where(oblig, 0, n), name="voluntary activities",
-                             marker_color=LATENT_COLOR,
-                             hovertemplate="day %{x}: %{y} voluntary<extra></extra>"))
-        fig.add_trace(go.Bar(x=x, y=np.where(oblig, n, 0), name="obligation (supporting others)",
-                             marker_color="#B7791F",
-                             hovertemplate="day %{x}: %{y} obligatory<extra></extra>"))
-        fig.update_layout(barmode="stack")
-        fig.update_yaxes(title_text="activities", dtick=1)
+        data.append(_bar(x, np.where(oblig, 0, n), name="voluntary activities",
+                         color=LATENT_COLOR,
+                         hovertemplate="day %{x}: %{y} voluntary<extra></extra>"))
+        data.append(_bar(x, np.where(oblig, n, 0), name="obligation (supporting others)",
+                         color="#B7791F",
+                         hovertemplate="day %{x}: %{y} obligatory<extra></extra>"))
+        layout["barmode"] = "stack"
+        layout["yaxis"].update(title={"text": "activities"}, dtick=1)
         rows = [1]
     elif topic == "exercise":
-        fig = make_subplots(rows=1, cols=1)
+        layout = subplot_grid(1, 1)
         mins = days["exercise_min"].to_numpy(float)
         did = days["did_exercise"].to_numpy(bool)
         intent = days["intentional"].to_numpy(bool)
-        fig.add_trace(go.Bar(x=x, y=np.where(did & intent, mins, np.nan),
-                             name="intentional session", marker_color=LATENT_COLOR,
-                             hovertemplate="day %{x}: %{y:.0f} min, intentional<extra></extra>"))
-        fig.add_trace(go.Bar(x=x, y=np.where(did & ~intent, mins, np.nan),
-                             name="incidental movement", marker_color="#94A3B8",
-                             hovertemplate="day %{x}: %{y:.0f} min, incidental<extra></extra>"))
-        fig.update_layout(barmode="overlay")
-        fig.update_yaxes(title_text="minutes")
+        data.append(_bar(x, np.where(did & intent, mins, np.nan),
+                         name="intentional session", color=LATENT_COLOR,
+                         hovertemplate="day %{x}: %{y:.0f} min, intentional<extra></extra>"))
+        data.append(_bar(x, np.where(did & ~intent, mins, np.nan),
+                         name="incidental movement", color="#94A3B8",
+                         hovertemplate="day %{x}: %{y:.0f} min, incidental<extra></extra>"))
+        layout["barmode"] = "overlay"
+        layout["yaxis"]["title"] = {"text": "minutes"}
         extra.append(_hline(30.0, row=1, text="30 min"))
         rows = [1]
     else:
         raise ValueError(f"unknown topic {topic!r} (expected sleep, work, diet, social or "
                          "exercise)")
     shapes: list[dict] = []
-    notes: list[dict] = []
+    notes: list[dict] = layout.pop("annotations", [])  # the subplot titles come first
     for r in rows:
         shapes += _day_bands(_DAYS[IS_WEEKEND], row=r, fill=WEEKEND_FILL)
     for sh, nt in extra:
         shapes += sh
         notes += nt
-    shapes += _shift(fig, shift_day, rows=rows)
-    _decorate(fig, shapes, notes)
-    fig.update_xaxes(**_X_AXIS)
-    fig.update_xaxes(title_text="day (1 = Sat 3 Jan 2026; shaded = weekend)", row=rows[-1],
-                     col=1)
-    fig.update_layout(**base_layout(height=height or (420 if len(rows) > 1 else 300)))
-    return fig
+    legend, lines = _shift(shift_day, rows=rows)
+    data += legend
+    layout["shapes"] = shapes + lines
+    if notes:
+        layout["annotations"] = notes
+    _x_axes(layout, len(rows), title="day (1 = Sat 3 Jan 2026; shaded = weekend)")
+    layout.update(base_layout(height=height or (420 if len(rows) > 1 else 300)))
+    return figure(data, layout)
 
 
 # ---------------------------------------------------------------- source views
@@ -255,32 +294,38 @@ def source_days_figure(views: DayViews, *, height: int | None = None) -> go.Figu
     views : DayViews
         From :func:`core.evaluation.walkthrough.day_views`.
     height : int, optional
+        Figure height in pixels (default 760).
 
     Returns
     -------
     go.Figure
-        Row ``r`` (1-based) shows ``SOURCES[r - 1]`` in its own colour. Days whose record
-        was lost get a grey band and a ``✕`` marker (a trace named ``record unavailable``);
-        the profile's snapshot is a flat line over its anchor window and dotted after it; a
-        source with no field for the quantity says so in its row. Where a source reports the
-        latent quantity in the same unit, the truth is overlaid as grey ticks.
+        Row ``r`` (1-based, axes ``x{r}``/``y{r}``, ``x``/``y`` for row 1) shows
+        ``SOURCES[r - 1]`` in its own colour, titled above it: bars of the daily values
+        (points joined by lines for bedtimes). Days whose record was lost get a grey band
+        and a ``✕`` marker (a trace named ``record unavailable``); the profile's snapshot is
+        a flat line over its anchor window and dotted after it; a source with no field for
+        the quantity gets an invisible placeholder trace and says so in its row. Where a
+        source reports the latent quantity in the same unit, the truth is overlaid as grey
+        ticks (traces ``latent truth (L2)``). A last legend-only trace names the dashed
+        shift line, if there is one. Bars are overlaid; y starts at zero except for bedtimes.
     """
     frame = views.frame
-    titles = []
-    for src in SOURCES:
-        q = frame.loc[frame["source"] == src, "quantity"].iloc[0]
-        titles.append(f"<b>{SOURCE_LABELS[src]}</b> · {q}")
-    fig = make_subplots(rows=len(SOURCES), cols=1, shared_xaxes=True, vertical_spacing=0.055)
+    by_source = dict(tuple(frame.groupby("source", sort=False)))  # one split, rows in order
+    titles = [f"<b>{SOURCE_LABELS[src]}</b> · {by_source[src]['quantity'].iloc[0]}"
+              for src in SOURCES]
+    nrows = len(SOURCES)
+    layout = subplot_grid(nrows, 1, shared_xaxes=True, vertical_spacing=0.055)
+    data: list[dict] = []
     legend_done: set[str] = set()
     shapes: list[dict] = []
-    # row titles, left-aligned above each row (added with everything else in one update)
+    # row titles, left-aligned above each row
     notes: list[dict] = [
         {"text": t, "x": 0, "xref": "paper", "yref": "paper",
-         "y": fig.layout[f"yaxis{r if r > 1 else ''}"].domain[1], "xanchor": "left",
+         "y": _yaxis(layout, r)["domain"][1], "xanchor": "left",
          "yanchor": "bottom", "showarrow": False, "font": {"size": 13}}
         for r, t in enumerate(titles, start=1)]
     for r, src in enumerate(SOURCES, start=1):
-        sub = frame[frame["source"] == src]
+        sub = by_source[src]
         x = sub["day_index"].to_numpy()
         v = sub["value"].to_numpy(float)
         avail = sub["available"].to_numpy(bool)
@@ -288,28 +333,30 @@ def source_days_figure(views: DayViews, *, height: int | None = None) -> go.Figu
         kind = sub["kind"].iloc[0]
         comparable = bool(sub["comparable"].iloc[0])
         color = SOURCE_COLORS[src]
+        yaxis = _yaxis(layout, r)
         if kind == "absent":
-            fig.add_trace(go.Scatter(x=[1, N_DAYS], y=[0, 1], mode="markers",
-                                     marker={"opacity": 0}, hoverinfo="skip", showlegend=False),
-                          row=r, col=1)
+            data.append(_on(r, {"type": "scatter", "x": [1, N_DAYS], "y": [0, 1],
+                                "mode": "markers", "marker": {"opacity": 0},
+                                "hoverinfo": "skip", "showlegend": False}))
             xr, yr = _refs(r)
             notes.append({"x": 0.5, "y": 0.5, "xref": f"{xr} domain", "yref": f"{yr} domain",
                           "text": f"{sub['quantity'].iloc[0]} in this source",
                           "showarrow": False, "font": {"size": 12, "color": "#64748B"}})
-            fig.update_yaxes(showticklabels=False, showgrid=False, row=r, col=1)
+            yaxis.update(showticklabels=False, showgrid=False)
             continue
         if kind == "snapshot":
             end = views.anchor_end
-            fig.add_trace(go.Scatter(
-                x=[0.5, end + 0.5], y=[v[0], v[0]], mode="lines", name=SOURCE_LABELS[src],
-                line={"color": color, "width": 4}, showlegend=False,
-                hovertemplate=f"snapshot of days 1–{end}: %{{y:.2f}}<extra></extra>"),
-                row=r, col=1)
-            fig.add_trace(go.Scatter(
-                x=[end + 0.5, N_DAYS + 0.5], y=[v[0], v[0]], mode="lines", showlegend=False,
-                line={"color": color, "width": 2, "dash": "dot"},
-                hovertemplate="stale: the snapshot does not see these days<extra></extra>"),
-                row=r, col=1)
+            data.append(_on(r, {
+                "type": "scatter", "x": [0.5, end + 0.5], "y": [v[0], v[0]], "mode": "lines",
+                "name": SOURCE_LABELS[src], "line": {"color": color, "width": 4},
+                "showlegend": False,
+                "hovertemplate": f"snapshot of days 1–{end}: %{{y:.2f}}<extra></extra>"}))
+            data.append(_on(r, {
+                "type": "scatter", "x": [end + 0.5, N_DAYS + 0.5], "y": [v[0], v[0]],
+                "mode": "lines", "showlegend": False,
+                "line": {"color": color, "width": 2, "dash": "dot"},
+                "hovertemplate": "stale: the snapshot does not see these days"
+                                 "<extra></extra>"}))
             if end < N_DAYS:
                 shapes += _day_bands(np.arange(end + 1, N_DAYS + 1), row=r,
                                      fill="rgba(124, 92, 191, 0.07)")
@@ -319,63 +366,68 @@ def source_days_figure(views: DayViews, *, height: int | None = None) -> go.Figu
                               "text": f"stale: the snapshot covers days 1–{end} only",
                               "font": {"size": 10, "color": "#64748B"}})
         elif views.metric == "bedtime":  # clock times: points, not bars from zero
-            fig.add_trace(go.Scatter(
-                x=x, y=np.where(avail, v, np.nan), name=SOURCE_LABELS[src], mode="lines+markers",
-                line={"color": color, "width": 1.5}, marker={"color": color, "size": 8},
-                showlegend=False, connectgaps=False,
-                hovertemplate="day %{x}: %{y:.2f} h<extra>" + SOURCE_LABELS[src] + "</extra>"),
-                row=r, col=1)
+            data.append(_on(r, {
+                "type": "scatter", "x": x, "y": np.where(avail, v, np.nan),
+                "name": SOURCE_LABELS[src], "mode": "lines+markers",
+                "line": {"color": color, "width": 1.5}, "marker": {"color": color, "size": 8},
+                "showlegend": False, "connectgaps": False,
+                "hovertemplate": ("day %{x}: %{y:.2f} h<extra>" + SOURCE_LABELS[src]
+                                  + "</extra>")}))
         else:
-            fig.add_trace(go.Bar(
-                x=x, y=np.where(avail, v, np.nan), name=SOURCE_LABELS[src], marker_color=color,
-                showlegend=False,
-                hovertemplate="day %{x}: %{y:.2f}<extra>" + SOURCE_LABELS[src] + "</extra>"),
-                row=r, col=1)
+            bar = _bar(x, np.where(avail, v, np.nan), name=SOURCE_LABELS[src], color=color,
+                       hovertemplate=("day %{x}: %{y:.2f}<extra>" + SOURCE_LABELS[src]
+                                      + "</extra>"))
+            bar["showlegend"] = False
+            data.append(_on(r, bar))
         if comparable:
             first = "truth" not in legend_done
             legend_done.add("truth")
-            fig.add_trace(go.Scatter(
-                x=x, y=truth, mode="markers", name="latent truth (L2)",
-                legendgroup="truth", showlegend=first,
-                marker={"symbol": "line-ew-open", "size": 16, "color": LATENT_COLOR,
-                        "line": {"width": 2.5, "color": LATENT_COLOR}},
-                hovertemplate="day %{x}: truth %{y:.2f}<extra></extra>"), row=r, col=1)
+            data.append(_on(r, {
+                "type": "scatter", "x": x, "y": truth, "mode": "markers",
+                "name": "latent truth (L2)", "legendgroup": "truth", "showlegend": first,
+                "marker": {"symbol": "line-ew-open", "size": 16, "color": LATENT_COLOR,
+                           "line": {"width": 2.5, "color": LATENT_COLOR}},
+                "hovertemplate": "day %{x}: truth %{y:.2f}<extra></extra>"}))
             if views.threshold is not None:
                 sh, _ = _hline(views.threshold, row=r)
                 shapes += sh
         lo = hi = None
         if kind == "snapshot" and views.metric != "bedtime":
             top = max(float(np.nanmax(np.r_[v[:1], truth if comparable else []])), 0.0)
-            fig.update_yaxes(range=[0, top * 1.3 if top > 0 else 1], row=r, col=1)
+            yaxis["range"] = [0, top * 1.3 if top > 0 else 1]
         if views.metric == "bedtime":
             lo = np.floor(np.nanmin(np.r_[v[avail], truth, 23.0])) - 0.25
             hi = np.nanmax(np.r_[v[avail], truth, 24.0]) + 0.25
             tv, tt = clock_ticks(lo, hi)
-            fig.update_yaxes(tickvals=tv, ticktext=tt, range=[lo, hi], row=r, col=1)
+            yaxis.update(tickvals=tv, ticktext=tt, range=[float(lo), float(hi)])
         gone = x[~avail]
         if gone.size:
             shapes += _day_bands(gone, row=r, fill=UNAVAILABLE_FILL)
             first = "gone" not in legend_done
             legend_done.add("gone")
-            fig.add_trace(go.Scatter(
-                x=gone, y=np.full(gone.size, 0.0 if lo is None else lo + 0.3),
-                mode="markers", name="record unavailable", cliponaxis=False,
-                legendgroup="gone", showlegend=first,
-                marker={"symbol": "x-thin-open", "size": 11, "color": UNAVAILABLE_MARK,
-                        "line": {"width": 2, "color": UNAVAILABLE_MARK}},
-                hovertemplate="day %{x}: record unavailable (dropout)<extra></extra>"),
-                row=r, col=1)
-    rows = range(1, len(SOURCES) + 1)
+            data.append(_on(r, {
+                "type": "scatter", "x": gone,
+                "y": np.full(gone.size, 0.0 if lo is None else lo + 0.3),
+                "mode": "markers", "name": "record unavailable", "cliponaxis": False,
+                "legendgroup": "gone", "showlegend": first,
+                "marker": {"symbol": "x-thin-open", "size": 11, "color": UNAVAILABLE_MARK,
+                           "line": {"width": 2, "color": UNAVAILABLE_MARK}},
+                "hovertemplate": "day %{x}: record unavailable (dropout)<extra></extra>"}))
+    rows = range(1, nrows + 1)
     for r in rows:
         shapes += _day_bands(_DAYS[IS_WEEKEND], row=r, fill=WEEKEND_FILL)
-    _decorate(fig, shapes + _shift(fig, views.shift_day, rows=rows), notes)
-    fig.update_xaxes(**_X_AXIS)
-    fig.update_xaxes(title_text="day", row=len(SOURCES), col=1)
+    legend, lines = _shift(views.shift_day, rows=rows)
+    data += legend
+    layout["shapes"] = shapes + lines
+    if notes:
+        layout["annotations"] = notes
+    _x_axes(layout, nrows, title="day")
     if views.metric != "bedtime":
-        fig.update_yaxes(rangemode="tozero")
-    fig.update_layout(**base_layout(height=height or 760))
-    fig.update_layout(barmode="overlay")
-    return fig
+        for r in rows:
+            _yaxis(layout, r)["rangemode"] = "tozero"
+    layout.update(base_layout(height=height or 760))
+    layout["barmode"] = "overlay"
+    return figure(data, layout)
 
 
 # ---------------------------------------------------------------- atom grid
@@ -433,10 +485,11 @@ def atom_grid_figure(
     Returns
     -------
     go.Figure
-        One ``go.Heatmap`` with ``z`` of shape (18, 6): column 0 is GT
+        One heatmap trace (``atoms``) with ``z`` of shape (18, 6): column 0 is GT
         (``GRID_STATUS_CODES["gt"]``), columns 1–5 the sources in ``SOURCES`` order, coded by
         :data:`GRID_STATUS_CODES`. Cell text is a symbol (✓ ✗ ∅ —) and the label; hover
-        gives the full label. Legend entries explain the colours.
+        gives the full label. Four legend-only scatter traces (agree, disagree, null, n/a)
+        explain the colours; the highlighted row, if any, is the only shape.
     """
     status = atom_grid_status(gt_codes, atoms)
     gt = np.asarray(gt_codes).astype(int)
@@ -461,29 +514,35 @@ def atom_grid_figure(
     scale = [[GRID_STATUS_CODES[k] / 4, STATUS_COLORS[k]] for k in order]
     columns = ["Ground truth"] + [SOURCE_LABELS[s].replace(" (long-term memory)", "")
                                   for s in SOURCES]
-    fig = go.Figure(go.Heatmap(
-        z=z, x=list(range(z.shape[1])), y=list(range(nq)), text=text, customdata=hover,
-        texttemplate="%{text}", textfont={"size": 11, "color": "#1F2937"},
-        hovertemplate="%{customdata}<extra></extra>", colorscale=scale, zmin=0, zmax=4,
-        showscale=False, xgap=3, ygap=3, name="atoms"))
+    data = [{
+        "type": "heatmap", "z": z, "x": list(range(z.shape[1])), "y": list(range(nq)),
+        "text": text, "customdata": hover, "texttemplate": "%{text}",
+        "textfont": {"size": 11, "color": "#1F2937"},
+        "hovertemplate": "%{customdata}<extra></extra>", "colorscale": scale, "zmin": 0,
+        "zmax": 4, "showscale": False, "xgap": 3, "ygap": 3, "name": "atoms"}]
     for k in ("agree", "disagree", "null", "na"):
-        fig.add_trace(go.Scatter(
-            x=[None], y=[None], mode="markers", name=f"{STATUS_SYMBOLS[k]} {STATUS_NAMES[k]}",
-            marker={"symbol": "square", "size": 14, "color": STATUS_COLORS[k],
-                    "line": {"width": 1, "color": "#94A3B8"}}))
-    fig.update_xaxes(tickvals=list(range(len(columns))), ticktext=columns, side="top",
-                     showgrid=False, zeroline=False, tickfont={"size": 12})
-    fig.update_yaxes(tickvals=list(range(nq)),
-                     ticktext=[f"<b>{q.qid}</b> {q.title}" for q in QUESTIONS],
-                     autorange="reversed", showgrid=False, zeroline=False, tickfont={"size": 12})
+        data.append({
+            "type": "scatter", "x": [None], "y": [None], "mode": "markers",
+            "name": f"{STATUS_SYMBOLS[k]} {STATUS_NAMES[k]}",
+            "marker": {"symbol": "square", "size": 14, "color": STATUS_COLORS[k],
+                       "line": {"width": 1, "color": "#94A3B8"}}})
+    layout = {
+        "xaxis": {"tickvals": list(range(len(columns))), "ticktext": columns, "side": "top",
+                  "showgrid": False, "zeroline": False, "tickfont": {"size": 12}},
+        "yaxis": {"tickvals": list(range(nq)),
+                  "ticktext": [f"<b>{q.qid}</b> {q.title}" for q in QUESTIONS],
+                  "autorange": "reversed", "showgrid": False, "zeroline": False,
+                  "tickfont": {"size": 12}},
+    }
     if highlight is not None:
         j = [q.qid for q in QUESTIONS].index(highlight)
-        fig.add_shape(type="rect", x0=-0.5, x1=len(columns) - 0.5, y0=j - 0.5, y1=j + 0.5,
-                      line={"color": "#1D4ED8", "width": 3}, fillcolor="rgba(0,0,0,0)")
-    layout = base_layout(height=height)
+        layout["shapes"] = [{"type": "rect", "x0": -0.5, "x1": len(columns) - 0.5,
+                             "y0": j - 0.5, "y1": j + 0.5,
+                             "line": {"color": "#1D4ED8", "width": 3},
+                             "fillcolor": "rgba(0,0,0,0)"}]
+    layout.update(base_layout(height=height))
     layout["legend"] = {"orientation": "h", "yanchor": "top", "y": -0.01, "x": 0,
                         "font": {"size": 12}}
     layout["margin"] = {"l": 10, "r": 10, "t": 40, "b": 40}
-    fig.update_layout(**layout)
-    fig.update_layout(plot_bgcolor="rgba(0,0,0,0)")
-    return fig
+    layout["plot_bgcolor"] = "rgba(0,0,0,0)"
+    return figure(data, layout)
