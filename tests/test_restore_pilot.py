@@ -7,6 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize
 from scipy.special import expit
 
@@ -336,12 +338,12 @@ def test_walk_algorithm1_records_each_look(frame):
     steps = walk.to_frame()
     assert list(steps["step"]) == list(range(1, len(steps) + 1))
     seen: set[int] = set()
-    for st in walk.steps:
-        assert not seen & set(st.new_items)  # nested samples: each look adds new items
-        seen |= set(st.new_items)
-        assert st.n_attempted == len(seen)
-        if st.escalate:
-            assert st.reason != "interval excludes 0; terminate"
+    for look in walk.steps:
+        assert not seen & set(look.new_items)  # nested samples: each look adds new items
+        seen |= set(look.new_items)
+        assert look.n_attempted == len(seen)
+        if look.escalate:
+            assert look.reason != "interval excludes 0; terminate"
     assert walk.steps[0].escalate  # 6 annotations cannot reach 8 clusters
     assert "clusters" in walk.steps[0].reason
     assert walk.terminated and walk.selected == "A"  # native, as under adjudication
@@ -387,4 +389,66 @@ def test_factored_variance_equals_design_variance(with_replacement, n_strata):
                                         with_replacement=with_replacement)
     assert np.allclose(total, (counts * t).sum(1), rtol=1e-12, atol=1e-12)
     assert np.allclose(var, var2, rtol=1e-10, atol=1e-14)
-    assert (short == short2).all() and (df == df2).all()
+    assert (short == short2).all() and np.allclose(df, df2, rtol=1e-9)
+
+
+def _issue8_pilot(seed: int, *, n: int = 1500, k: int = 50, all_zero: bool = False):
+    from scipy.special import logit
+
+    rng = np.random.default_rng(seed)
+    c = expit(rng.normal(0.5, 1.2, n))
+    y = (rng.random(n) < expit(0.8 + 1.2 * logit(c))).astype(float)
+    z = y * (rng.random(n) < 0.4)
+    s = np.zeros(n, bool)
+    s[rng.choice(n, k, replace=False)] = True
+    py = np.where(s, 0.0 if all_zero else y, np.nan)
+    return c, y, z, s, py, np.full(n, k / n)
+
+
+def test_repair_falls_back_instead_of_a_step_map():
+    """Issue 8's reproduction: the unbiased objective has no minimum (targets leave [0, 1])."""
+    c, y, z, s, py, rho = _issue8_pilot(3)
+    mp = monotone_repair(c, z, py, s, rho)
+    assert not mp.converged and mp.reason.startswith("fallback")
+    assert 0 < mp.gamma < 5 and abs(mp.alpha) < 10
+    pred = mp.predict(np.array([0.2, 0.5, 0.8]))
+    assert np.all((pred > 0.05) & (pred < 0.99)) and np.all(np.diff(pred) > 0)
+    assert brier_score(mp.predict(c), y) <= brier_score(c, y)  # .146 against .167
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000), k=st.integers(2, 120), all_zero=st.booleans())
+def test_repair_is_never_a_step_map(seed, k, all_zero):
+    """γ ≤ 10 (a steeper map is a step in all but name) and a finite box-free intercept."""
+    c, y, z, s, py, rho = _issue8_pilot(seed, n=600, k=k, all_zero=all_zero)
+    mp = monotone_repair(c, z, py, s, rho)
+    assert mp.gamma <= 10 and abs(mp.alpha) < 0.999 * 50
+    assert mp.converged == (mp.reason == "fitted")
+    assert np.all(np.isfinite(mp.predict(c)))
+
+
+@pytest.mark.parametrize("k, reason", [(1, "single sampled unit"),
+                                       (2, "non-zero residual")])
+def test_no_interval_without_an_estimable_variance(k, reason):
+    """One label out of 100 (or two with equal labels) gives no interval, never a zero width."""
+    n = 100
+    rng = np.random.default_rng(0)
+    a, b = rng.uniform(0.2, 0.8, n), rng.uniform(0.2, 0.8, n)
+    z = (rng.random(n) < 0.5).astype(float)
+    y = z.copy()  # the sampled labels agree with the reference: residuals 0 under β = 0
+    s = np.zeros(n, bool)
+    s[:k] = True
+    est = trisource_restore(paired_differences(a, b, z), np.zeros((n, 0)),
+                            np.where(s, paired_differences(a, b, y), np.nan), s,
+                            np.full(n, k / n), beta=np.zeros(0))
+    assert not est.estimable and reason in est.no_interval_reason
+    assert np.isnan(est.se) and np.isnan(est.lo) and np.isnan(est.hi)
+    assert not est.excludes_zero and est.favours is None
+
+
+def test_census_keeps_its_exact_zero_width_interval(frame):
+    fa = frame_arrays(frame)
+    n = fa.n
+    est = trisource_restore(fa.d_z, fa.x, fa.d_y, np.ones(n, bool), np.ones(n),
+                            beta=np.zeros(fa.x.shape[1]), weights=fa.w)
+    assert est.estimable and est.se == pytest.approx(0.0, abs=1e-12)

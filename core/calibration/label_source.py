@@ -23,7 +23,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from core.calibration._checks import (
     as_float_array,
@@ -35,6 +34,7 @@ from core.calibration._checks import (
 )
 from core.calibration.recalibration import PlattMap, platt_fit
 from core.calibration.scores import brier_score
+from core.stats import wilson_interval
 
 __all__ = [
     "PROTOCOLS",
@@ -381,9 +381,12 @@ class PiEstimate:
         Linearisation standard error (with-replacement approximation), NaN if < 2 unmatched
         items were sampled.
     lo, hi : float
-        Normal interval clipped to [0, 1].
+        Wilson score interval at the Kish effective size ``n_eff`` (see
+        :func:`estimate_pi_from_pilot`).
     n_unmatched : int
         Sampled unmatched items.
+    n_eff : float
+        Kish effective size ``(Σ v)² / Σ v²`` of their design weights ``v = w/ρ``.
     """
 
     pi: float
@@ -391,6 +394,7 @@ class PiEstimate:
     lo: float
     hi: float
     n_unmatched: int
+    n_eff: float = float("nan")
 
 
 def estimate_pi_from_pilot(y, z, sampled, rho, *, weights=None, level: float = 0.95) -> PiEstimate:
@@ -417,8 +421,15 @@ def estimate_pi_from_pilot(y, z, sampled, rho, *, weights=None, level: float = 0
 
     Notes
     -----
-    The variance treats the sampled unmatched items as with-replacement draws (no finite
-    population correction), which is conservative for without-replacement designs.
+    The standard error treats the sampled unmatched items as with-replacement draws (no
+    finite population correction), which is conservative for without-replacement designs.
+    The interval is the Wilson score interval of ``k = π̂·n_eff`` successes in ``n_eff``
+    trials (:func:`core.stats.wilson_interval`), ``n_eff`` the Kish effective size of the
+    design weights: with equal weights it is the plain Wilson interval of the sampled
+    unmatched items. The normal (Wald) interval ``π̂ ± z·se`` it replaces covered .68 at
+    π = .05 and .64 at π = .95 with 20 labels (zero width whenever every sampled label was
+    equal, a third of such pilots); Wilson never has zero width and stays near nominal
+    (``tests/test_coverage.py``).
     """
     level = check_level(level)
     z = _binary(z, "z")
@@ -444,9 +455,9 @@ def estimate_pi_from_pilot(y, z, sampled, rho, *, weights=None, level: float = 0
         se = float(np.sqrt(k / (k - 1) * np.sum((u - u.mean()) ** 2)))
     else:
         se = float("nan")
-    zq = float(norm.ppf(0.5 + level / 2.0))
-    return PiEstimate(pi=pi, se=se, lo=max(0.0, pi - zq * se), hi=min(1.0, pi + zq * se),
-                      n_unmatched=k)
+    n_eff = float(np.sum(v) ** 2 / np.sum(v * v))
+    lo, hi = wilson_interval(min(max(pi * n_eff, 0.0), n_eff), n_eff, level=level)
+    return PiEstimate(pi=pi, se=se, lo=float(lo), hi=float(hi), n_unmatched=k, n_eff=n_eff)
 
 
 # --------------------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ from scipy.special import expit
 from core.calibration._checks import check_level
 from core.calibration.recalibration import platt_fit
 from core.calibration.restore import (
+    REPAIR_FITTED,
     MonotoneMap,
     TransferBeta,
     _indicator,
@@ -65,6 +66,7 @@ from core.calibration.restore import (
     factored_variance,
     fit_auxiliary_model,
     fit_monotone_batch,
+    fit_monotone_targets,
     fit_transfer_beta,
     monotone_repair,
     paired_differences,
@@ -375,9 +377,14 @@ def _estimate(fa: FrameArrays, dr: _Draws, beta: np.ndarray, level: float, inter
         est = base + (dr.counts * t).sum(1)
         var, short, df = design_variance(t, dr.counts, strata=dr.strata, clusters=clusters,
                                          with_replacement=dr.with_replacement)
-    se = np.sqrt(var)
+    # no interval where the variance is not estimable: a stratum with one unit, or fewer
+    # than two sampled units carrying a non-zero residual (e.g. every sampled Y equals Z)
+    informative = dr.counts @ (np.abs(e) > 1e-15).astype(float)
+    census = ~np.asarray(dr.with_replacement) & (dr.counts.sum(1) == fa.n)
+    ok = census | (~short & (informative >= 2) & (var > 0))
+    se = np.where(ok, np.sqrt(var), np.nan)
     q = critical_value(level, df if interval == "t" else None)
-    return est, se, est - q * se, est + q * se, short
+    return est, se, est - q * se, est + q * se, ~ok
 
 
 # --------------------------------------------------------------------------------------------
@@ -401,6 +408,7 @@ def _heldout(fa: FrameArrays, dr: _Draws, aux: np.ndarray, favours_b: np.ndarray
     ipw = dr.counts * fa.w[None, :] / dr.rho  # pilot-only weights per rep
     sse_tri = np.zeros(R)
     sse_pilot = np.zeros(R)
+    fallback = np.zeros(R, bool)  # a fold's repair used the fallback of fit_monotone_targets
     # rules selected by the reference and by full truth (full frame, not per rep)
     rz = [np.average((c - fa.z) ** 2, weights=fa.w) for c in (fa.c_a, fa.c_b)]
     ry = [np.average((c - fa.y) ** 2, weights=fa.w) for c in (fa.c_a, fa.c_b)]
@@ -425,10 +433,9 @@ def _heldout(fa: FrameArrays, dr: _Draws, aux: np.ndarray, favours_b: np.ndarray
                 continue
             x = safe_logit(c)
             xtr, xte = x[tr], x[te]
-            target_corr = corr[np.ix_(reps, np.flatnonzero(tr))]
-            st = v @ aux[tr] + np.einsum("rn,n->r", target_corr, v)
-            stx = v @ (aux[tr] * xtr) + np.einsum("rn,n->r", target_corr, v * xtr)
-            a, g, _ = fit_monotone_batch(xtr, v, st, stx)
+            targets = aux[tr][None, :] + corr[np.ix_(reps, np.flatnonzero(tr))]
+            a, g, status = fit_monotone_targets(xtr, v, targets, aux[tr])
+            fallback[reps] |= status != REPAIR_FITTED
             p = expit(a[:, None] + g[:, None] * xte[None, :])
             sse_tri[reps] += np.einsum("rn,n->r", (p - fa.y[te]) ** 2, wte)
             # pilot-only: IPW logistic Platt (γ ≥ 0) on the fold's pilot labels alone
@@ -449,7 +456,7 @@ def _heldout(fa: FrameArrays, dr: _Draws, aux: np.ndarray, favours_b: np.ndarray
     restored_raw = np.where(favours_b, ry[1], ry[0])
     return dict(ref_raw=float(ry[int(rz[1] < rz[0])]), ref_zplatt=sse_zplatt / W,
                 restored_raw=restored_raw, pilot_only=sse_pilot / W, trisource=sse_tri / W,
-                full_y=sse_fully / W)
+                full_y=sse_fully / W, repair_fallback=fallback)
 
 
 # --------------------------------------------------------------------------------------------
@@ -483,7 +490,8 @@ class PilotSimulation:
     escalate_human, escalate_tri : ndarray of bool, shape (reps,)
     heldout : dict or None
         Table 5 panel B: scalars ``ref_raw, ref_zplatt, full_y`` and per-rep arrays
-        ``restored_raw, pilot_only, trisource``.
+        ``restored_raw, pilot_only, trisource`` and ``repair_fallback`` (bool: a fold's repair
+        used the fallback of :func:`core.calibration.restore.fit_monotone_targets`).
     elapsed_s : float
         Wall time of the call (excluded from comparisons).
     """
@@ -519,14 +527,17 @@ class PilotSimulation:
     def _metrics(self, est, lo, hi, esc) -> dict:
         d = self.delta_y
         wrong = (hi < 0) if d > 0 else (lo > 0) if d < 0 else (hi < 0) | (lo > 0)
+        has = np.isfinite(lo) & np.isfinite(hi)  # pilots with an estimable variance
+        nan = float("nan")
         return dict(
             rmse=float(np.sqrt(np.mean((est - d) ** 2))),
             bias=float(np.mean(est - d)),
-            mean_width=float(np.mean(hi - lo)),
-            coverage=float(np.mean((lo <= d) & (d <= hi))),
+            mean_width=float(np.mean(hi[has] - lo[has])) if has.any() else nan,
+            coverage=float(np.mean((lo[has] <= d) & (d <= hi[has]))) if has.any() else nan,
             p_correct_direction=float(np.mean(np.sign(est) == np.sign(d))),
             false_termination=float(np.mean(~esc & wrong)),
             escalation=float(np.mean(esc)),
+            no_interval=float(np.mean(~has)),
         )
 
     def summary(self) -> pd.DataFrame:
@@ -638,13 +649,13 @@ def _simulate(fa: FrameArrays, b: np.ndarray, origin: str, aux: np.ndarray | Non
                high_threshold=high_threshold, prior_unmatched_true=prior_unmatched_true,
                prior_matched_false=prior_matched_false)
     clusters = fa.cluster if clustered_variance else None
-    eh, sh, lh, hh, short_h = _estimate(fa, dr, np.zeros_like(b), level, interval, clusters)
-    et, st, lt, ht, short_t = _estimate(fa, dr, b, level, interval, clusters)
+    eh, sh, lh, hh, no_ci_h = _estimate(fa, dr, np.zeros_like(b), level, interval, clusters)
+    et, st, lt, ht, no_ci_t = _estimate(fa, dr, b, level, interval, clusters)
     _, c_codes = np.unique(fa.cluster, return_inverse=True)
     n_cl = (_row_bincount(dr.counts, c_codes, int(c_codes.max()) + 1) > 0).sum(1)
     few = (n_cl < min_clusters) | dr.incomplete
-    esc_h = few | ((lh <= 0) & (hh >= 0)) | short_h
-    esc_t = few | ((lt <= 0) & (ht >= 0)) | short_t
+    esc_h = few | ((lh <= 0) & (hh >= 0)) | no_ci_h  # no interval: escalate
+    esc_t = few | ((lt <= 0) & (ht >= 0)) | no_ci_t
     ho = _heldout(fa, dr, aux, et < 0) if aux is not None else None
     if ho is not None:
         ho = {k: (_ro(v) if isinstance(v, np.ndarray) else v) for k, v in ho.items()}

@@ -25,8 +25,11 @@ Conventions
   textbook stratified SRS variance ``Σ_h N_h²(1 − f_h)s_h²/n_h`` (ddof 1) resp. the
   Hansen–Hurwitz variance. With store clusters it is the "ultimate cluster" linearisation.
   Strata with fewer than two sampled units contribute no variance (and are flagged).
-* Intervals: ``Δ̂ ± q·√V̂`` with q the Student-t quantile at the design degrees of freedom
-  (sampled units minus strata), or optionally the normal quantile. At 50 labels the pilot
+* Intervals: ``Δ̂ ± q·√V̂`` with q the Student-t quantile at the Satterthwaite degrees of
+  freedom of the stratified variance, or optionally the normal quantile. No interval (NaN,
+  and an escalation) where the variance is not estimable: a stratum with one sampled unit,
+  fewer than two sampled units with a non-zero residual, or a zero variance estimate (except
+  for a census, whose zero-width interval is exact). At 50 labels the pilot
   term's residuals are skewed (a minority of false beliefs carries large residuals), and the
   t quantile is the usual small-sample survey convention.
 """
@@ -52,6 +55,10 @@ from core.calibration._checks import (
 )
 
 __all__ = [
+    "REPAIR_FITTED",
+    "REPAIR_REASONS",
+    "REPAIR_SHIFTED",
+    "REPAIR_SHIFTED_RAW",
     "AuxiliaryModel",
     "MonotoneMap",
     "TransferBeta",
@@ -61,6 +68,7 @@ __all__ = [
     "factored_variance",
     "fit_auxiliary_model",
     "fit_monotone_batch",
+    "fit_monotone_targets",
     "fit_transfer_beta",
     "monotone_repair",
     "paired_differences",
@@ -137,8 +145,13 @@ def _stratified_sum(m, f, sq, total_h):
         vh = np.where(ok, (1.0 - f) * m / (m - 1.0) * (sq - total_h**2 / np.where(ok, m, 1.0)),
                       0.0)
     short = np.any((m > 0) & ~ok, axis=1)
-    df = m.sum(1) - (m > 0).sum(1)
-    return np.maximum(vh.sum(1), 0.0), short, df
+    vh = np.maximum(vh, 0.0)
+    var = vh.sum(1)
+    with np.errstate(divide="ignore", invalid="ignore"):  # Satterthwaite (Cochran 5A.42)
+        denom = np.where(ok, vh * vh / np.where(ok, m - 1.0, 1.0), 0.0).sum(1)
+        df = np.where(denom > 0, var * var / np.where(denom > 0, denom, 1.0),
+                      m.sum(1) - (m > 0).sum(1))
+    return var, short, df
 
 
 def design_variance(t, counts, *, strata=None, clusters=None, with_replacement=False):
@@ -165,7 +178,11 @@ def design_variance(t, counts, *, strata=None, clusters=None, with_replacement=F
         True when some stratum with sampled units has fewer than two of them (its variance
         contribution is then 0).
     df : ndarray, shape (R,)
-        Design degrees of freedom: sampled units minus strata with sampled units.
+        Satterthwaite degrees of freedom of the stratified variance,
+        ``(Σ_h V_h)² / Σ_h V_h²/(m_h − 1)`` (Cochran 1977, 5A.42), which falls to about
+        ``m_h − 1`` when one stratum with few units dominates the variance; sampled units
+        minus strata when the variance is 0. (The plain ``m − H`` overstated the precision:
+        with 20 labels over 4 strata at prevalence .05 the human-only interval covered .88.)
     """
     counts = np.atleast_2d(np.asarray(counts)).astype(float)
     R, n = counts.shape
@@ -278,6 +295,11 @@ class TriSourceEstimate:
         Distinct clusters among them (items if no clusters were given).
     short_strata : bool
         Some stratum had a single sampled unit (its variance is not estimable).
+    no_interval_reason : str
+        Empty when the variance is estimable; otherwise why ``se``, ``lo`` and ``hi`` are NaN:
+        a stratum with a single sampled unit, fewer than two sampled units with a non-zero
+        residual (e.g. every sampled Y equals Z under β = 0), or a zero variance estimate.
+        Then :attr:`excludes_zero` is False and :attr:`favours` None: escalate.
     """
 
     estimate: float
@@ -292,15 +314,24 @@ class TriSourceEstimate:
     n_sampled: int
     n_clusters: int
     short_strata: bool
+    no_interval_reason: str = ""
+
+    @property
+    def estimable(self) -> bool:
+        """Whether the design variance (hence the interval) is estimable."""
+        return not self.no_interval_reason
 
     @property
     def excludes_zero(self) -> bool:
-        """The interval lies strictly on one side of zero."""
-        return self.lo > 0 or self.hi < 0
+        """The interval exists and lies strictly on one side of zero."""
+        return self.estimable and (self.lo > 0 or self.hi < 0)
 
     @property
     def favours(self) -> str | None:
-        """"B" if the interval is below zero, "A" if above, None if it crosses zero."""
+        """"B" if the interval is below zero, "A" if above, None if it crosses zero or
+        there is no interval."""
+        if not self.estimable:
+            return None
         return "B" if self.hi < 0 else "A" if self.lo > 0 else None
 
 
@@ -390,7 +421,12 @@ def trisource_restore(d_z, x, d_y_sample, sample_mask, rho, *, beta, weights=Non
     pilot = float(np.sum(counts * t))
     var, short, df = design_variance(t, counts, strata=strata, clusters=clusters,
                                      with_replacement=with_replacement)
-    se = float(np.sqrt(var[0]))
+    informative = int(np.sum(s & (np.abs(e) > 1e-15)))
+    census = not with_replacement and bool(s.all())  # the exact answer: zero width is right
+    reason = ("" if census else "a stratum has a single sampled unit" if short[0]
+              else "fewer than 2 sampled units with a non-zero residual" if informative < 2
+              else "zero estimated variance" if not var[0] > 0 else "")
+    se = float(np.sqrt(var[0])) if not reason else float("nan")
     est = delta_z + aux_shift + pilot
     zq = float(critical_value(level, df[0] if interval == "t" else None))
     if clusters is None:
@@ -401,7 +437,7 @@ def trisource_restore(d_z, x, d_y_sample, sample_mask, rho, *, beta, weights=Non
         estimate=est, se=se, lo=est - zq * se, hi=est + zq * se, level=level,
         delta_z=delta_z, aux_shift=aux_shift, pilot_term=pilot,
         beta=tuple(float(v) for v in b), n_sampled=int(counts.sum()), n_clusters=n_cl,
-        short_strata=bool(short[0]),
+        short_strata=bool(short[0]), no_interval_reason=reason,
     )
 
 
@@ -613,12 +649,17 @@ class MonotoneMap:
     n_pilot : int
         Pilot draws that entered the fit.
     converged : bool
+        True when the map is the minimiser of the unbiased objective; False when a fallback
+        of :func:`fit_monotone_targets` was used (``reason`` says which and why).
+    reason : str
+        ``"fitted"``, or the fallback and its cause.
     """
 
     alpha: float
     gamma: float
     n_pilot: int = 0
     converged: bool = True
+    reason: str = "fitted"
 
     def predict(self, c):
         """Repaired probabilities for confidences ``c`` (clipped to [1e-6, 1 − 1e-6])."""
@@ -718,6 +759,116 @@ def fit_monotone_batch(x, v, st, stx, *, max_iter: int = 100, tol: float = 1e-10
     return a, g, converged | neg
 
 
+#: What :func:`fit_monotone_targets` returns per repetition (``status``).
+REPAIR_FITTED, REPAIR_SHIFTED_RAW, REPAIR_SHIFTED = 0, 1, 2
+_NO_MINIMUM = "fallback: the corrected targets leave [0, 1] and the objective has no finite "
+REPAIR_REASONS = {
+    REPAIR_FITTED: "fitted",
+    REPAIR_SHIFTED_RAW: _NO_MINIMUM + "minimum, so the rule's own confidence was shifted to "
+                                      "the pilot's corrected mean (slope 1)",
+    REPAIR_SHIFTED: _NO_MINIMUM + "minimum, so the map fitted to the auxiliary label alone was "
+                                  "shifted to the pilot's corrected mean",
+}
+
+
+def _intercept_for_mean(x, v, slope, goal) -> np.ndarray:
+    """Per row, α with ``Σ v·σ(α + slope·x) = goal`` (1-D Newton, monotone in α)."""
+    alpha = np.log(goal) - np.log1p(-goal)
+    for _ in range(60):
+        p = expit(alpha[:, None] + slope[:, None] * x[None, :])
+        f = (v * p).sum(1) - goal
+        step = np.clip(f / np.maximum((v * p * (1.0 - p)).sum(1), 1e-12), -5.0, 5.0)
+        alpha = alpha - step
+        if np.all(np.abs(step) < 1e-10):
+            break
+    return alpha
+
+
+def _on_box(a, g, conv, bound: float, max_gamma: float = np.inf) -> np.ndarray:
+    return ~conv | (np.abs(a) >= 0.999 * bound) | (g >= min(0.999 * bound, max_gamma))
+
+
+def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: float = 10.0):
+    """The repair map for each row of ``targets``, never a degenerate one (seed 003 §3, A.11).
+
+    Parameters
+    ----------
+    x : ndarray, shape (n,)
+        Logit confidences of the frame.
+    v : ndarray, shape (n,) or (R, n)
+        Non-negative weights summing to 1 (per row).
+    targets : ndarray, shape (R, n)
+        Corrected targets ``T = aux + 1{i∈S}(Y − aux)/ρ`` (may leave [0, 1]).
+    aux : ndarray, shape (n,)
+        The full-frame auxiliary label in [0, 1].
+    bound : float
+        Box ``|α|, γ ≤ bound`` of the solver.
+    max_gamma : float
+        A fitted slope above this counts as degenerate too: at γ = 10 the map already jumps
+        from .02 to .98 between c = .4 and c = .6, a step in all but name (an interior
+        minimum of the corrected objective can sit there when a few large
+        inverse-probability corrections dominate).
+
+    Returns
+    -------
+    alpha, gamma : ndarray, shape (R,)
+    status : ndarray of int, shape (R,)
+        :data:`REPAIR_FITTED`, :data:`REPAIR_CLIPPED` or :data:`REPAIR_SHIFTED`
+        (:data:`REPAIR_REASONS` says each in words).
+
+    Notes
+    -----
+    With targets outside [0, 1] the convex objective ``Σ v·softplus(η) − Σ v·T·η`` can be
+    unbounded below: the solver then runs to the box and returns a 0/1 step map (γ = 50),
+    which is worse than no repair. A row whose fit ends on the box, above ``max_gamma`` or
+    unconverged
+    falls back to one of two finite maps whose intercept is set so that the weighted mean
+    prediction equals the mean corrected target ``Σ v·T`` (the design-unbiased estimate of
+    the truth rate, clipped to [1e-4, 1 − 1e-4]): the rule's own confidence (slope 1,
+    :data:`REPAIR_SHIFTED_RAW`) or the map fitted to the auxiliary label alone (fractional
+    targets, so a finite minimiser; :data:`REPAIR_SHIFTED`, the seed's "reference-only map
+    with the pilot's intercept shift"). Of the two, the one with the lower corrected risk
+    ``Σ v[softplus(η) − T·η]`` (unbiased for the truth log loss of a fixed map) is kept.
+    Clipping the corrected targets to [0, 1] instead was tried and rejected: it caps every
+    inverse-probability weight at 1 and pulls the map back to the reference's prevalence
+    (Brier .358 against .167 unrepaired on the issue-8 reproduction).
+    ``γ ≥ 0`` always.
+    """
+    x = np.asarray(x, float)
+    t = np.atleast_2d(np.asarray(targets, float))
+    R, n = t.shape
+    v = np.broadcast_to(np.asarray(v, float), (R, n))
+    vx = v * x[None, :]
+    a, g, conv = fit_monotone_batch(x[None, :], v, (v * t).sum(1), (vx * t).sum(1),
+                                    bound=bound)
+    status = np.zeros(R, np.int64)
+    rows = np.flatnonzero(_on_box(a, g, conv, bound, max_gamma))
+    if rows.size:
+        va, tr = v[rows], t[rows]
+        auxc = np.clip(np.asarray(aux, float), _EPS, 1.0 - _EPS)
+        a0, g0, c0 = fit_monotone_batch(x[None, :], va, (va * auxc).sum(1),
+                                        (va * auxc * x).sum(1), bound=bound)
+        g0 = np.where(_on_box(a0, g0, c0, bound, max_gamma), 1.0, g0)  # aux separates: 1
+        goal = np.clip((va * tr).sum(1), 1e-4, 1.0 - 1e-4)
+        best_a = best_g = best_loss = None
+        for code, slope in ((REPAIR_SHIFTED_RAW, np.ones(rows.size)), (REPAIR_SHIFTED, g0)):
+            alpha = _intercept_for_mean(x, va, slope, goal)
+            eta = alpha[:, None] + slope[:, None] * x[None, :]
+            loss = (va * (np.logaddexp(0.0, eta) - tr * eta)).sum(1)  # the corrected risk
+            if best_loss is None:
+                best_a, best_g, best_loss = alpha, slope, loss
+                status[rows] = code
+            else:
+                take = loss < best_loss
+                best_a = np.where(take, alpha, best_a)
+                best_g = np.where(take, slope, best_g)
+                best_loss = np.where(take, loss, best_loss)
+                status[rows[take]] = code
+        a[rows] = np.clip(best_a, -bound, bound)
+        g[rows] = best_g
+    return a, g, status
+
+
 def monotone_repair(c, aux_label, pilot_y, pilot_mask, rho, *, weights=None) -> MonotoneMap:
     """Fit the monotone prediction-powered calibration map of seed 003 §3 (Algorithm 1 step 4).
 
@@ -751,7 +902,10 @@ def monotone_repair(c, aux_label, pilot_y, pilot_mask, rho, *, weights=None) -> 
     linear in η, so the objective equals ``W⁻¹ Σ w_i[softplus(η_i) − T_i η_i]`` with
     ``T_i = aux_i + 1{i∈S}(Y_i − aux_i)/ρ_i`` and stays convex; its expectation over the
     design is the full-frame truth log loss. ``logit c`` uses ``c`` clipped to
-    [1e-6, 1 − 1e-6].
+    [1e-6, 1 − 1e-6]. When ``T`` leaves [0, 1] far enough the objective has no finite
+    minimum; :func:`fit_monotone_targets` then falls back (clipped targets, else an intercept
+    shift of the auxiliary-only map) and the result has ``converged=False`` and its
+    ``reason``.
     """
     cc = check_probabilities(as_float_array(c, "c"), "c")
     aux = check_probabilities(as_float_array(aux_label, "aux_label"), "aux_label")
@@ -771,6 +925,7 @@ def monotone_repair(c, aux_label, pilot_y, pilot_mask, rho, *, weights=None) -> 
     x = safe_logit(cc)
     W = w.sum()
     v = w / W
-    a, g, conv = fit_monotone_batch(x, v, np.array([v @ target]), np.array([v @ (target * x)]))
+    a, g, status = fit_monotone_targets(x, v, target[None, :], aux)
     return MonotoneMap(alpha=float(a[0]), gamma=float(g[0]), n_pilot=int(counts.sum()),
-                       converged=bool(conv[0]))
+                       converged=bool(status[0] == REPAIR_FITTED),
+                       reason=REPAIR_REASONS[int(status[0])])
