@@ -275,7 +275,7 @@ def panel() -> None:
         {names[r]: view.binned[r] for r in rules}, colors=col_of, band=view.band,
         band_rule=names[rules[0]] if view.band is not None else None,
         prevalence=view.prevalence, label=label,
-        title=f"Binned, B = {n_bins} {strategy} (Wilson 95 % intervals)"))
+        title=f"Binned, B = {n_bins} {strategy} (exact 95 % intervals)"))
     c_fig = cached_figure("rel_corp", fig_key, lambda: corp_reliability_figure(
         {names[r]: view.corp[r] for r in rules}, colors=col_of, band=view.corp_band,
         band_rule=names[rules[0]] if view.corp_band is not None else None,

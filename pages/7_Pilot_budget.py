@@ -59,6 +59,7 @@ from pages._shared.seed003 import (
     load_nq_rules,
     load_scenario,
     run_budget_curve,
+    run_judge_check,
     run_pilots,
     run_real_pilot,
     run_walk,
@@ -109,10 +110,11 @@ P_DESIGN = ChoiceParam("pb_design", "design", tuple(DESIGNS), default="stratifie
                        tokens=tuple(DESIGNS.values()))
 P_KIND = ChoiceParam("pb_kind", "budget kind", ("attempted", "usable"), default="attempted")
 P_WALK = NumberParam("pb_walk", "pilot number", 0, 199, 1, 1, integer=True)
+P_JBIAS = NumberParam("pb_jbias", "judge bias", -2.0, 2.0, 0.5, 2.0)
 P_A = ChoiceParam("pb_nq_a", "rule A", NQ_A, default=NQ_A[0])
 P_B = ChoiceParam("pb_nq_b", "rule B", NQ_B, default="const@0.50")
 if open_page("pilot", [P_BUDGET, P_REPS, P_DESIGN, P_KIND, *scenario_params("pb"), P_WALK,
-                       P_A, P_B]) and {"pb_nq_a", "pb_nq_b"} & set(st.query_params.keys()):
+                       P_JBIAS, P_A, P_B]) and {"pb_nq_a", "pb_nq_b"} & set(st.query_params.keys()):
     st.session_state["pb_nq_open"] = True  # a link that names the NQ rules opens their section
 
 
@@ -184,7 +186,8 @@ def panel() -> None:
         f"coverage and the rest, over {reps:,} pilots (simulated in {sim.elapsed_s:.2f} s)."
     )
     panel_a = summ.reset_index()[["estimator", "budget", "rmse", "bias", "mean_width", "coverage",
-                                  "p_correct_direction", "false_termination", "escalation",
+                                  "no_interval", "p_correct_direction", "false_termination",
+                                  "escalation",
                                   "mean_usable", "mean_attempted", "mean_clusters",
                                   "width_reduction"]]
     panel_a["estimator"] = panel_a["estimator"].map(EST)
@@ -211,8 +214,8 @@ def panel() -> None:
         "Both estimators target the same Δ_Y, so both stay near nominal coverage (dotted); the "
         "judges and the reference labels only shrink the variance, which is why TriSource's "
         "RMSE and width sit below human-only at every budget. Escalations fall as budgets grow: "
-        "small pilots either sample fewer than 8 stores or leave the interval open. Set the judge "
-        "quality to 0 and the two estimators coincide (the 5 % residual gate sets β = 0)."
+        "small pilots either sample fewer than 8 stores or leave the interval open. What "
+        "uninformative or biased judges do is measured in the section below the held-out repair."
     )
     download_row(key="pb_dl_curves", stem="pilot_budget_curves", frame=curve, fig=cfig,
                  what="Curves")
@@ -246,8 +249,62 @@ def panel() -> None:
         download_row(key="pb_dl_heldout", stem="pilot_heldout_brier", frame=htab, fig=hfig,
                      what="Panel B")
 
+    judge_panel(k, budget, reps, design, kind)
     walk_panel(k, design)
     nq_panel(budget, reps, design)
+
+
+# ---------------------------------------------------------------- judges
+@st.fragment
+def judge_panel(k: tuple[float, ...], budget: int, reps: int, design: str, kind: str) -> None:
+    """Uninformative and biased judges, measured at this budget (computed when opened)."""
+    box = st.expander("When the judges are uninformative or biased (measured, about 0.3 s)",
+                      key="pb_judge_open", on_change="rerun", icon=":material/gavel:")
+    with box:
+        if not box.open:
+            return
+        bias = float(url_slider(P_JBIAS, "Judge bias (logits towards “true”)",
+                                help="Every judge's logit is shifted by this much; 0 = unbiased."))
+        table = run_judge_check(*k, bias, budget, reps, design, kind)
+        quality = k[3]
+        at = table.set_index(["judge_quality", "judge_bias"])
+        fair, lean = at.loc[(quality, 0.0)], at.loc[(quality, bias)]
+        blind = at.loc[(0.0, 0.0)]
+        j = st.columns(4)
+        j[0].metric("TriSource coverage, biased judges", f"{lean['trisource_coverage']:.3f}",
+                    delta=f"unbiased {fair['trisource_coverage']:.3f}", border=True, **INFO,
+                    help="Share of pilots whose 95 % interval contains the truth gap.")
+        j[1].metric("Human-only coverage", f"{lean['human_only_coverage']:.3f}", border=True,
+                    delta="judges do not enter it", **INFO)
+        j[2].metric("Width saved, biased judges", f"{lean['width_reduction']:.1%}",
+                    delta=f"unbiased {fair['width_reduction']:.1%}", border=True, **INFO)
+        j[3].metric("Width saved, judge quality 0", f"{blind['width_reduction']:.1%}",
+                    delta=f"β = ({blind['beta']})", border=True, **INFO)
+        st.caption(
+            f"Measured over {reps:,} pilots of {budget} {kind} labels each. Judges of quality 0 "
+            f"know nothing about Y, yet the estimators do not coincide: β is learned on another "
+            f"audited dataset before the pilot and comes out at ({blind['beta']}) "
+            f"({blind['beta_origin']}), because the judges lean towards the reference label and "
+            f"so still remove some of its noise — TriSource is "
+            f"{abs(blind['width_reduction']):.1%} "
+            f"{'narrower' if blind['width_reduction'] >= 0 else 'wider'} here. A bias of "
+            f"{bias:+g} logits leaves Eq. 3 unbiased (β is fixed) but "
+            f"makes its residuals skewed: TriSource covers {lean['trisource_coverage']:.3f} "
+            f"instead of {fair['trisource_coverage']:.3f}"
+            + (", below the 95 % it promises." if lean["trisource_coverage"] < 0.93 else ".")
+            + " Human-only is the fallback when the judges cannot be trusted.")
+        show = table.rename(columns={"judge_quality": "quality", "judge_bias": "bias",
+                                     "human_only_coverage": "human-only coverage",
+                                     "trisource_coverage": "TriSource coverage",
+                                     "human_only_mean_width": "human-only width",
+                                     "trisource_mean_width": "TriSource width",
+                                     "width_reduction": "width saved"})
+        cols = ["quality", "bias", "beta", "human-only coverage", "TriSource coverage",
+                "human-only width", "TriSource width", "width saved"]
+        st.dataframe(show[cols], hide_index=True, width="stretch",
+                     column_config={c: NUM3 for c in cols[3:]})
+        download_row(key="pb_dl_judges", stem=f"pilot_judges_b{budget}", frame=table,
+                     what="Judge check")
 
 
 # ---------------------------------------------------------------- Algorithm 1
@@ -260,17 +317,19 @@ def walk_panel(k: tuple[float, ...], design: str) -> None:
         walk_seed = int(url_number(P_WALK, "Pilot number",
                                         help="Which simulated pilot to follow (its random seed)."))
     walk_design = design if design in ("stratified", "srs") else "stratified"
+    walk = run_walk(*k, walk_seed, WALK_STEPS, walk_design)
     with w2:
         st.caption(
             "0 freeze everything but Y → 1 sample human labels (unmatched high-confidence items "
             "first) → 2 estimate the gap with Eq. 3 → 3 select when the interval excludes 0 → "
             "4 repair the selected rule's confidence → 5 escalate while the interval crosses 0 or "
-            "fewer than 8 stores are sampled → 6 gate: deploy only if the repaired rule beats a "
-            f"constant at the base rate. Looks at {', '.join(map(str, WALK_STEPS))} attempted "
-            "annotations."
+            "fewer than 8 stores are sampled → 6 gate: deploy only if the repaired rule, judged on "
+            "the half of the pilot it was not fitted to, beats a constant at the base rate. Looks "
+            f"at {', '.join(map(str, WALK_STEPS))} attempted annotations; the "
+            f"{len(WALK_STEPS)} looks share one 5 % error (Bonferroni), so each interval is "
+            f"{walk.look_level:.2%}."
             + (" (PPS has no nested looks: this walk uses the stratified design.)"
                if design == "pps" else ""))
-    walk = run_walk(*k, walk_seed, WALK_STEPS, walk_design)
     steps = walk.to_frame()
     afig = cached_figure("pb_walk", (*k, walk_seed, walk_design), lambda: algorithm1_figure(
         steps, delta_y=walk.delta_y, names=("native", "EG"),
@@ -305,7 +364,8 @@ def walk_panel(k: tuple[float, ...], design: str) -> None:
                                 "n_attempted": "attempted", "n_usable": "usable",
                                 "n_clusters": "stores", "estimate": st.column_config.NumberColumn(
                                     "TriSource Δ̂", format="%+.3f"),
-                                "interval": "TriSource 95 %", "human_only": "human-only 95 %",
+                                "interval": f"TriSource {walk.look_level:.2%}",
+                                "human_only": f"human-only {walk.look_level:.2%}",
                                 "repair_alpha": st.column_config.NumberColumn(
                                     "α", format="%+.2f"),
                                 "repair_gamma": st.column_config.NumberColumn(

@@ -264,3 +264,21 @@ def test_smooth_consistency_band_is_seeded_and_centred_on_calibration():
 def test_a_link_naming_the_nq_rules_opens_their_section(env):
     at = open_page(PILOT, {"pb_reps": "500", "pb_nq_b": "const@0.40"})
     assert not at.exception and "Truth gap Δ_Y" in metrics(at)
+
+
+def test_pilot_budget_judge_check_opens_and_states_measured_numbers(env):
+    from core.calibration.pilot import judge_sensitivity
+
+    at = open_page(PILOT, {"pb_reps": "200", "pb_jbias": "2"})
+    assert "TriSource coverage, biased judges" not in metrics(at)  # lazy: not computed yet
+    at.session_state["pb_judge_open"] = True
+    at.run()
+    assert not at.exception and not at.error
+    table = judge_sensitivity(DEFAULT_SCENARIO, budget=50, reps=200, qualities=(0.0, 0.4),
+                              biases=(0.0, 2.0)).set_index(["judge_quality", "judge_bias"])
+    m = metrics(at)
+    lean = table.loc[(0.4, 2.0), "trisource_coverage"]
+    assert m["TriSource coverage, biased judges"] == f"{lean:.3f}"
+    assert m["Width saved, judge quality 0"] == f"{table.loc[(0.0, 0.0), 'width_reduction']:.1%}"
+    text = " ".join(plain(c.value) for c in at.caption)
+    assert "the estimators do not coincide" in text and "coincide (the 5 %" not in text

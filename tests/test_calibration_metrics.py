@@ -29,7 +29,7 @@ from core.calibration.reliability import (
 )
 from core.calibration.scores import auroc, brier_score, calibration_in_the_large, log_score
 from core.calibration.smooth import smooth_ece, smooth_reliability
-from core.stats import wilson_interval
+from core.stats import exact_interval
 
 # --- strategies ---------------------------------------------------------------------------------
 
@@ -172,11 +172,11 @@ def test_reliability_curve_empty_bins_flagged_nan():
         c.count[0] = 5  # read-only
 
 
-def test_reliability_curve_wilson_intervals():
+def test_reliability_curve_exact_intervals():
     p = np.array([0.1, 0.15, 0.12, 0.8, 0.85, 0.9, 0.95])
     y = np.array([0, 1, 0, 1, 1, 0, 1])
     c = reliability_curve(p, y, n_bins=2, level=0.9)
-    lo, hi = wilson_interval([1, 3], [3, 4], level=0.9)
+    lo, hi = exact_interval([1, 3], [3, 4], level=0.9)
     np.testing.assert_allclose(c.low, lo)
     np.testing.assert_allclose(c.high, hi)
     # equal weights within a bin: Kish n_eff = count, same interval
@@ -186,7 +186,7 @@ def test_reliability_curve_wilson_intervals():
     # unequal weights: Kish effective size (Σw)²/Σw²
     cu = reliability_curve(p, y, n_bins=2, weights=[1, 3, 1, 1, 1, 1, 1])
     assert cu.n_eff[0] == pytest.approx(25 / 11)
-    lo0, hi0 = wilson_interval(3 / 5 * 25 / 11, 25 / 11)
+    lo0, hi0 = exact_interval(3 / 5 * 25 / 11, 25 / 11)
     assert (cu.low[0], cu.high[0]) == pytest.approx((float(lo0), float(hi0)))
     assert cu.observed_frequency[0] == pytest.approx(3 / 5)
 

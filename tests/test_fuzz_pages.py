@@ -39,7 +39,7 @@ PAGES = {
                                     "rr_judge", "rr_nq_a", "rr_nq_b", "rr_br_method",
                                     "rr_br_ref"),
     "pages/7_Pilot_budget.py": ("pb_budget", "pb_reps", "pb_design", "pb_kind", "pb_omit",
-                                "pb_fmr", "pb_disc", "pb_judge", "pb_walk", "pb_nq_a",
+                                "pb_fmr", "pb_disc", "pb_judge", "pb_walk", "pb_jbias", "pb_nq_a",
                                 "pb_nq_b"),
 }
 #: Each hostile value carries this marker, so a leak is easy to find.

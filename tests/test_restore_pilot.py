@@ -334,7 +334,11 @@ def test_repair_beats_reference_only_platt_on_default(frame, arrays):
 
 
 def test_walk_algorithm1_records_each_look(frame):
-    walk = walk_algorithm1(frame, budget_steps=(6, 12, 30, 60), seed=1)
+    walk = walk_algorithm1(frame, budget_steps=(6, 12, 30, 60), seed=1, spending="none")
+    spent = walk_algorithm1(frame, budget_steps=(6, 12, 30, 60), seed=1)  # Bonferroni, 4 looks
+    for a, b in zip(walk.steps, spent.steps, strict=False):  # same looks, wider intervals
+        if np.isfinite(a.lo) and np.isfinite(b.lo):
+            assert b.lo < a.lo < a.hi < b.hi and a.estimate == pytest.approx(b.estimate)
     steps = walk.to_frame()
     assert list(steps["step"]) == list(range(1, len(steps) + 1))
     seen: set[int] = set()
@@ -354,7 +358,7 @@ def test_walk_algorithm1_records_each_look(frame):
     assert g is not None and g.rule == "A" and 0.7 < g.constant < 0.9
     # native does not beat the label-consistent base rate (seed Table 2: .178 vs .170)
     assert not g.passes and "below deployment threshold" in g.message
-    again = walk_algorithm1(frame, budget_steps=(6, 12, 30, 60), seed=1)
+    again = walk_algorithm1(frame, budget_steps=(6, 12, 30, 60), seed=1, spending="none")
     assert again == walk
 
 

@@ -35,7 +35,7 @@ from core.calibration._checks import (
     check_probabilities,
     check_weights,
 )
-from core.stats import wilson_interval
+from core.stats import exact_interval
 
 __all__ = [
     "ConsistencyBands",
@@ -133,7 +133,8 @@ class ReliabilityCurve:
     observed_frequency : ndarray
         Weighted observed frequency ȳ_k (NaN if empty).
     low, high : ndarray
-        Wilson interval of ȳ_k at ``level`` on the Kish effective size (NaN if empty).
+        Exact (Clopper–Pearson) interval of ȳ_k at ``level`` on the Kish effective size
+        (NaN if empty).
     empty : ndarray of bool
         True for bins without items.
     n_bins, strategy, level : int, str, float
@@ -172,7 +173,7 @@ class ReliabilityCurve:
 
 def reliability_curve(p, y, *, n_bins: int = 10, strategy: str = "uniform", weights=None,
                       level: float = 0.95) -> ReliabilityCurve:
-    """Binned reliability curve with per-bin counts, weights and Wilson intervals.
+    """Binned reliability curve with per-bin counts, weights and exact intervals.
 
     Parameters
     ----------
@@ -188,7 +189,7 @@ def reliability_curve(p, y, *, n_bins: int = 10, strategy: str = "uniform", weig
     weights : array_like, shape (n,), optional
         Positive finite weights.
     level : float, default 0.95
-        Confidence level of the per-bin Wilson intervals.
+        Confidence level of the per-bin exact intervals.
 
     Returns
     -------
@@ -200,7 +201,9 @@ def reliability_curve(p, y, *, n_bins: int = 10, strategy: str = "uniform", weig
     [b_{B−1}, 1], so a forecast p = 1 is counted in the last bin (calibration-notes §5.2,
     pitfall §6.7). Empty bins are kept, flagged, and have NaN statistics.
 
-    **Intervals:** ``core.stats.wilson_interval(k, n)`` per bin. With unit weights n is the bin
+    **Intervals:** ``core.stats.exact_interval(k, n)`` (Clopper–Pearson) per bin: bins hold
+    few items and extreme frequencies, where Wilson's coverage dips (.925 at p = .05 with 20
+    items) and the exact interval's never falls below the level. With unit weights n is the bin
     count and k the number of positives. With weights, n is the Kish effective size
     n_eff = (Σ w)² / Σ w² of the bin and k = ȳ_k · n_eff (a design-effect approximation;
     it reduces to the unweighted interval when the weights in a bin are equal).
@@ -221,7 +224,7 @@ def reliability_curve(p, y, *, n_bins: int = 10, strategy: str = "uniform", weig
     freq = np.where(empty, np.nan, swy / safe)
     n_eff = np.where(empty, 0.0, wk**2 / np.where(empty, 1.0, sw2))
     k = np.clip(np.where(empty, 0.0, freq * n_eff), 0.0, n_eff)
-    lo, hi = wilson_interval(k, n_eff, level=level)
+    lo, hi = exact_interval(k, n_eff, level=level)
     lo = np.where(empty, np.nan, lo)
     hi = np.where(empty, np.nan, hi)
     return ReliabilityCurve(

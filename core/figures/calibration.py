@@ -186,7 +186,7 @@ def binned_reliability_figure(curves: Mapping[str, ReliabilityCurve], *,
                               band_rule: str | None = None,
                               prevalence: float | None = None, label: str = "y",
                               title: str | None = None, height: int = 540) -> go.Figure:
-    """Binned reliability diagram of one or several rules, Wilson intervals and bin counts.
+    """Binned reliability diagram of one or several rules, exact intervals and bin counts.
 
     Parameters
     ----------
@@ -211,7 +211,8 @@ def binned_reliability_figure(curves: Mapping[str, ReliabilityCurve], *,
         Row 1 (``xaxis``/``yaxis``): trace "perfectly calibrated" (the diagonal), the
         prevalence line, the band (two traces, lower then upper, if given), then one trace per
         rule with ``x`` = mean forecast p̄_k and ``y`` = observed frequency ȳ_k of the
-        non-empty bins (error bars: Wilson interval). Row 2 (``xaxis2``/``yaxis2``): one bar
+        non-empty bins (error bars: exact Clopper–Pearson interval). Row 2
+        (``xaxis2``/``yaxis2``): one bar
         trace per rule, the items per bin at the bin centres.
     """
     data = _reference_traces(prevalence=prevalence, label=label)

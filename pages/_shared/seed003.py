@@ -51,6 +51,7 @@ from core.calibration.pilot import (
     Algorithm1Walk,
     PilotSimulation,
     budget_curve,
+    judge_sensitivity,
     simulate_pilots,
     walk_algorithm1,
 )
@@ -320,6 +321,20 @@ def run_budget_curve(omission_rate: float, false_match_rate: float, discriminati
     return budget_curve(load_scenario(*knobs), budgets=tuple(int(b) for b in budgets),
                         reps=int(reps), design=design, budget_kind=budget_kind, seed=int(seed),
                         source_frame=load_transfer_scenario(*knobs))
+
+
+@st.cache_data(show_spinner=False, max_entries=24)
+def run_judge_check(omission_rate: float, false_match_rate: float, discrimination: float,
+                    judge_quality: float, judge_bias: float, budget: int, reps: int, design: str,
+                    budget_kind: str = "attempted") -> pd.DataFrame:
+    """:func:`core.calibration.pilot.judge_sensitivity` for judge quality 0 and the scenario's,
+    judge bias 0 and ``judge_bias`` (at most four simulations)."""
+    cfg = scenario_config(omission_rate=omission_rate, false_match_rate=false_match_rate,
+                          discrimination=discrimination, judge_quality=judge_quality)
+    return judge_sensitivity(cfg, budget=int(budget), reps=int(reps), design=design,
+                             budget_kind=budget_kind,
+                             qualities=tuple(sorted({0.0, float(judge_quality)})),
+                             biases=tuple(sorted({0.0, float(judge_bias)})))
 
 
 @shared_cache(max_entries=24)
