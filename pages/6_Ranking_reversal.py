@@ -217,7 +217,9 @@ def main_panel() -> None:
         v3.metric("Crossover (a + b)/2", f"{mid:.3f}", border=True,
                   delta=(f"measured {curve.crossover:.3f}" if np.isfinite(curve.crossover)
                          else "measured: none in [0, 1]"), **INFO,
-                  help=f"a = E[{a_name}] = {a_mean:.3f}, b = E[{b_name}] = {b_mean:.3f}.")
+                  help=f"a = E[{a_name}] = {a_mean:.3f}, b = E[{b_name}] = {b_mean:.3f}. The "
+                       "spread term moves it to "
+                       f"{curve.label_free_crossover:.3f} before any label is seen.")
         v4.metric("Prevalence E[Z] → E[Y]", f"{pz:.3f} → {py:.3f}", border=True,
                   delta=f"{py - pz:+.3f} restored by truth", **INFO,
                   help="Reference-derived label Z (unmatched = false) against truth Y on the same "
@@ -242,8 +244,15 @@ def main_panel() -> None:
         f"(a + b)/2 = {mid:.3f}. **Measured (dashed):** the rules themselves, the labels thinned "
         "or added at random to reach π; it crosses zero at "
         + (f"{curve.crossover:.3f}" if np.isfinite(curve.crossover) else "no point in [0, 1]")
-        + f" ({curve.deviation:+.3f} from the midpoint) because the rules also discriminate a "
-          "little. **The diamonds** are the real label sources: their gaps are exact (Eq. 1) and "
+        + f" ({curve.deviation:+.3f} from the midpoint). Two things move it: the rules' "
+          f"spreads differ ({curve.spread_term:+.3f}: (Var A − Var B) / (2(a − b)), from the "
+          f"rules alone, so the label-free crossover is {curve.label_free_crossover:.3f}) and "
+          f"they discriminate ({curve.discrimination_term:+.3f}, which needs labels). At "
+          f"π = {prev:.2f} the midpoint shortcut "
+          + ("and the label-free crossover agree on the winner"
+             if curve.shortcut_holds(prev) else
+             "and the label-free crossover disagree: the spread alone flips the winner")
+        + ". **The diamonds** are the real label sources: their gaps are exact (Eq. 1) and "
           "sit off the dashed line when omission is not at random."
     )
     gap_table = pd.DataFrame({"prevalence": grid, "gap_constant_rules": exact,

@@ -221,3 +221,67 @@ def test_input_validation():
         label_source_decomposition([0.5, 0.2], [0.4], [1, 0], [1, 0])
     with pytest.raises(ValueError):
         label_source_decomposition([0.5, 0.2], [0.4, 0.1], [1, 0], [1, 0], weights=[1, 0])
+
+
+@pytest.mark.parametrize("a, b, var_a, var_b, expected", [
+    (0.767, 0.392, 0.0, 0.0, 0.5795),          # constant rules: the midpoint
+    (0.7, 0.4, 0.09, 0.0, 0.70),               # issue 8: A ∈ {.4, 1}, B = .4
+    (0.4, 0.7, 0.0, 0.09, 0.70),               # the same pair, named the other way round
+    (0.6, 0.5, 0.02, 0.02, 0.55),              # equal spreads cancel
+    (0.5, 0.5, 0.01, 0.0, float("nan")),       # equal means: the gap never changes sign
+])
+def test_crossover_prevalence_with_spreads(a, b, var_a, var_b, expected):
+    from core.calibration.label_source import crossover_prevalence
+
+    got = crossover_prevalence(a, b, var_a=var_a, var_b=var_b)
+    assert got == pytest.approx(expected, abs=1e-4, nan_ok=True)
+
+
+@pytest.mark.parametrize("args, match", [((1.5, -2.0), "in \\[0, 1\\]"),
+                                         ((float("nan"), 0.3), "finite"),
+                                         ((0.3, float("inf")), "finite")])
+def test_crossover_prevalence_rejects_bad_means(args, match):
+    from core.calibration.label_source import crossover_prevalence
+
+    with pytest.raises(ValueError, match=match):
+        crossover_prevalence(*args)
+    with pytest.raises(ValueError, match="variances"):
+        crossover_prevalence(0.5, 0.4, var_a=-0.1)
+
+
+def test_spread_term_explains_the_crossover_of_independent_rules():
+    """Issue 8's counterexample: measured .702 where the midpoint says .55."""
+    from core.calibration.label_source import brier_gap_curve
+
+    rng = np.random.default_rng(0)
+    n = 200_000
+    a = np.where(rng.random(n) < 0.5, 0.4, 1.0)
+    b = np.full(n, 0.4)
+    y = (rng.random(n) < 0.6).astype(float)
+    for mode in ("reweight", "flip"):
+        c = brier_gap_curve(a, b, y, prevalences=np.linspace(0, 1, 11), mode=mode)
+        assert c.midpoint == pytest.approx(0.55, abs=0.002)
+        assert c.label_free_crossover == pytest.approx(0.70, abs=0.002)
+        assert c.crossover == pytest.approx(c.label_free_crossover, abs=0.005)  # no discrimination
+        assert c.deviation == pytest.approx(c.spread_term + c.discrimination_term)
+        assert not c.shortcut_holds(0.62) and c.shortcut_holds(0.8) and c.shortcut_holds(0.5)
+
+
+def test_debiased_risk_is_biased_when_truth_depends_on_confidence_among_unmatched():
+    """The docstring's assumption, computed: unbiased when Y ⟂ C | Z = 0, biased otherwise."""
+    from scipy.special import expit
+
+    from core.calibration.label_source import debiased_risk
+
+    rng = np.random.default_rng(4)
+    n = 200_000
+    c = rng.uniform(0.05, 0.95, n)
+    z = (rng.random(n) < 0.3).astype(float)
+    truth_risk = lambda y: float(np.mean((c - y) ** 2))  # noqa: E731
+    y_ind = np.where(z == 1, 1.0, (rng.random(n) < 0.6).astype(float))  # Y ⟂ C given Z = 0
+    pi = float(y_ind[z == 0].mean())
+    assert debiased_risk(c, z, pi) == pytest.approx(truth_risk(y_ind), abs=2e-3)
+    y_dep = np.where(z == 1, 1.0, (rng.random(n) < expit(6 * (c - 0.5))).astype(float))
+    pi = float(y_dep[z == 0].mean())
+    bias = debiased_risk(c, z, pi) - truth_risk(y_dep)
+    assert bias > 0.03  # over-charges the confident unmatched items

@@ -172,18 +172,52 @@ def label_source_decomposition(c_a, c_b, y, z, *, weights=None) -> LabelSourceDe
 # prevalence crossover (§5.2)
 
 
-def crossover_prevalence(a: float, b: float) -> float:
-    """Prevalence at which rules with means ``a`` and ``b`` exchange Brier rank: ``(a + b)/2``.
+def crossover_prevalence(a: float, b: float, *, var_a: float = 0.0,
+                         var_b: float = 0.0) -> float:
+    """Prevalence at which two rules exchange Brier rank, labels independent of the rules.
 
-    Exact for constant rules, approximate when the prevalence term dominates (seed 003 §5.2;
-    label-source-notes "Calibration-in-the-large and the crossover").
+    ``R(A) − R(B) = (a − b)(a + b − 2π) + (Var A − Var B)`` when Y is independent of both
+    rules (``E[A²] = Var A + a²``, ``E[AY] = aπ``), so the rank flips at
+
+    ``π* = (a + b)/2 + (Var A − Var B) / (2(a − b))``:
+
+    the midpoint of the means (seed 003 §5.2, exact for constant rules) plus a *spread term*
+    that needs the rules only, no labels (the "valid range computable from the rules before
+    adjudication" of the seed's A.14). Rules that discriminate move the crossover further
+    (:attr:`BrierGapCurve.discrimination_term`); that part needs labels.
+
+    Parameters
+    ----------
+    a, b : float
+        Means of rules A and B, in [0, 1].
+    var_a, var_b : float
+        Their variances (≥ 0; 0 for constant rules, the default).
+
+    Returns
+    -------
+    float
+        π*; NaN when ``a == b`` (the gap is ``Var A − Var B`` at every π: no crossover). It
+        can fall outside [0, 1] (then the ranking never flips).
 
     Examples
     --------
     >>> round(crossover_prevalence(0.767, 0.392), 4)
     0.5795
+    >>> round(crossover_prevalence(0.7, 0.4, var_a=0.09), 3)  # A ∈ {.4, 1}, B = .4
+    0.7
     """
-    return (float(a) + float(b)) / 2.0
+    vals = {"a": a, "b": b, "var_a": var_a, "var_b": var_b}
+    bad = [k for k, v in vals.items() if not np.isfinite(float(v))]
+    if bad:
+        raise ValueError(f"crossover_prevalence needs finite numbers; {', '.join(bad)} is not")
+    a, b, var_a, var_b = (float(v) for v in (a, b, var_a, var_b))
+    if not (0.0 <= a <= 1.0 and 0.0 <= b <= 1.0):
+        raise ValueError(f"the rule means must lie in [0, 1], got a = {a:g}, b = {b:g}")
+    if var_a < 0 or var_b < 0:
+        raise ValueError("variances must be >= 0")
+    if a == b:
+        return float("nan")
+    return (a + b) / 2.0 + (var_a - var_b) / (2.0 * (a - b))
 
 
 def brier_gap_constant(a: float, b: float, prevalence: float) -> float:
@@ -220,9 +254,17 @@ class BrierGapCurve:
     midpoint : float
         ``(a + b)/2`` with ``a, b`` the weighted means of the rules on the observed frame.
     deviation : float
-        ``crossover − midpoint``: how far the constant-rule shortcut is off for these rules.
+        ``crossover − midpoint``: how far the constant-rule shortcut is off for these rules;
+        ``spread_term + discrimination_term``.
     observed_prevalence : float
         ``E_w[y]`` of the input.
+    spread_term : float
+        ``(Var A − Var B) / (2(a − b))``, from the rules alone (:func:`crossover_prevalence`).
+    label_free_crossover : float
+        ``midpoint + spread_term``: the exact crossover if the labels were independent of the
+        rules, computable before adjudication.
+    discrimination_term : float
+        ``crossover − label_free_crossover``: what the rules' dependence on the labels adds.
     """
 
     prevalences: np.ndarray
@@ -232,6 +274,19 @@ class BrierGapCurve:
     midpoint: float
     deviation: float
     observed_prevalence: float
+    spread_term: float = float("nan")
+    label_free_crossover: float = float("nan")
+    discrimination_term: float = float("nan")
+
+    def shortcut_holds(self, prevalence: float) -> bool:
+        """Whether the midpoint and the label-free crossover pick the same winner at π.
+
+        The shortcut "the rank flips at (a + b)/2" is wrong, for labels independent of the
+        rules, exactly for prevalences between the midpoint and the label-free crossover; this
+        check needs no labels.
+        """
+        lo, hi = sorted((self.midpoint, self.label_free_crossover))
+        return not (lo < float(prevalence) < hi)
 
     def to_frame(self) -> pd.DataFrame:
         """The curve as a DataFrame with columns ``prevalence, gap``."""
@@ -271,8 +326,10 @@ def brier_gap_curve(c_a, c_b, y, *, prevalences, weights=None,
     Notes
     -----
     For constant rules both modes give ``(a − b)(a + b − 2π)`` and the crossover is exactly
-    ``(a + b)/2`` (:func:`brier_gap_constant`). For rules that discriminate, the crossover moves
-    away from the midpoint; ``deviation`` measures by how much.
+    ``(a + b)/2`` (:func:`brier_gap_constant`). Two things move it away from the midpoint: a
+    difference in spread, ``(Var A − Var B)/(2(a − b))`` (exact when the labels are
+    independent of the rules; ``spread_term``), and discrimination (``discrimination_term``,
+    the rest of ``deviation``).
     """
     a, b = _rule(c_a, "c_a"), _rule(c_b, "c_b")
     y = _binary(y, "y")
@@ -317,10 +374,14 @@ def brier_gap_curve(c_a, c_b, y, *, prevalences, weights=None,
     else:
         raise ValueError(f"mode must be 'reweight' or 'flip', got {mode!r}")
     cross = float(crossings[0]) if crossings else float("nan")
-    mid = crossover_prevalence(_mean(w, a), _mean(w, b))
+    ma, mb = _mean(w, a), _mean(w, b)
+    mid = crossover_prevalence(ma, mb)
+    free = crossover_prevalence(ma, mb, var_a=_mean(w, (a - ma) ** 2),
+                                var_b=_mean(w, (b - mb) ** 2))
     return BrierGapCurve(prevalences=grid, gap=np.asarray(gap, float), mode=mode,
                          crossover=cross, midpoint=mid, deviation=cross - mid,
-                         observed_prevalence=p)
+                         observed_prevalence=p, spread_term=free - mid,
+                         label_free_crossover=free, discrimination_term=cross - free)
 
 
 # --------------------------------------------------------------------------------------------
@@ -352,6 +413,14 @@ def debiased_risk(c, z, pi, *, weights=None) -> float:
     Seed 003 §5.3: with π = .732 the paired gap moves from −.227 (raw Z) to +.161. It is the
     expected Brier score of C against the label "1 if matched, else Bernoulli(π)", so matched
     items are taken as true (false-positive matches are not corrected).
+
+    **Assumption:** among unmatched items the truth is independent of the confidence,
+    ``P(Y = 1 | Z = 0, C) = π``. It is unbiased for the truth risk only then. When confident
+    unmatched items are more often true (the usual case: omissions are true beliefs the
+    matcher missed), replacing Y by the constant π over-charges the confident ones and the
+    estimate is biased (+.107 in a case of ``tests/test_label_source.py``); a pilot estimate of
+    ``P(Y | Z = 0, C)`` (the monotone repair of :mod:`core.calibration.restore`) or Eq. 3
+    avoids it.
 
     Examples
     --------
