@@ -432,14 +432,13 @@ def _cmd_score(args) -> int:
     rows = []
     for rule, by_label in res["rules"].items():
         for label, sc in by_label.items():
-            rows.append({"rule": rule, "label": label, **{k: v for k, v in sc.items()
-                                                         if k != "murphy"}})
+            rows.append({"rule": rule, "label": label, **sc})
     import pandas as pd
 
     table = pd.DataFrame(rows)
     _print_table(table[["rule", "label", "n", "prevalence", "mean_forecast", "brier",
-                        "log_score", "ece_10", "smooth_ece", "citl", "spiegelhalter_z",
-                        "auroc", "corp_mcb", "corp_dsc", "corp_unc"]])
+                        "log_score", "ece", "smooth_ece", "citl", "spiegelhalter_z",
+                        "auroc", "ice", "ice_baseline", "corp_mcb", "corp_dsc", "corp_unc"]])
     if "label_source" in res:
         ls = res["label_source"]
         print(f"\nlabel source (A = p, B = p_b): gap under y {ls['gap_y']:+.4f}, under z "

@@ -309,14 +309,15 @@ def panel() -> None:
         + "Three estimators of one curve: binned needs a B and is biased upwards; CORP (the PAV "
           "fit) needs no tuning and its decomposition below is exact; the smooth curve picks its "
           "own bandwidth σ and is dotted where forecasts are too sparse to tell."
-        + (" Binned and CORP use the sampling weights; smooth ECE ignores them (relplot has no "
-           "weights)." if weighted else "")
+        + (" Binned and CORP use the sampling weights; smooth ECE has no weighted form "
+           "(relplot has none), so it is left empty." if weighted else "")
     )
 
     # ---------------------------------------------------------------- decomposition
     st.subheader("Where the Brier score comes from", anchor=False)
     terms = scores.assign(rule=[names[r] for r in scores["rule"]])[
-        ["rule", "brier", "mcb", "dsc", "unc", "rel", "res", "wbv", "wbc"]]
+        ["rule", "brier", "corp_mcb", "corp_dsc", "corp_unc", "murphy_rel", "murphy_res",
+         "murphy_wbv", "murphy_wbc"]].rename(columns=lambda c: c.split("_", 1)[-1])
     d_fig = cached_figure("rel_decomp", fig_key, lambda: decomposition_figure(
         terms, colors=col_of, n_bins=n_bins, strategy=strategy, label=label))
     show_figure(d_fig, key="rel_decomp", stem=f"{stem}_decomposition",
@@ -336,13 +337,15 @@ def panel() -> None:
     st.subheader("Numbers", anchor=False)
     ece_col = f"ECE (B = {n_bins}, {strategy})"
     table = scores.assign(rule=[names[r] for r in scores["rule"]]).rename(columns={
-        "prevalence": f"E[{LAB[label]}]", "mean_p": "mean p", "brier": "Brier", "log": "log score",
-        "ece": ece_col, "mce": f"MCE (B = {n_bins})", "smece": "smooth ECE", "sigma": "σ*",
-        "citl": "CITL p̄ − ȳ", "z": "Spiegelhalter z", "auroc": "AUROC", "mcb": "MCB",
-        "dsc": "DSC", "unc": "UNC"})
+        "prevalence": f"E[{LAB[label]}]", "mean_forecast": "mean p", "brier": "Brier",
+        "log_score": "log score", "ece": ece_col, "mce": f"MCE (B = {n_bins})",
+        "rms": f"RMS-CE (B = {n_bins})", "smooth_ece": "smooth ECE", "smooth_ece_sigma": "σ*",
+        "citl": "CITL p̄ − ȳ", "spiegelhalter_z": "Spiegelhalter z", "auroc": "AUROC",
+        "ice": "ICE", "ice_baseline": "ICE, average-confidence baseline",
+        "ice_gain": "ICE − baseline", "corp_mcb": "MCB", "corp_dsc": "DSC", "corp_unc": "UNC"})
     show_cols = ["rule", "n", f"E[{LAB[label]}]", "mean p", "Brier", "log score", ece_col,
                  f"MCE (B = {n_bins})", "smooth ECE", "σ*", "CITL p̄ − ȳ", "Spiegelhalter z",
-                 "AUROC", "MCB", "DSC", "UNC"]
+                 "AUROC", "ICE", "ICE, average-confidence baseline", "MCB", "DSC", "UNC"]
     st.dataframe(table[show_cols], hide_index=True, width="stretch",
                  column_config={c: (NUM4 if c in ("MCB", "DSC", "UNC") else NUM3)
                                 for c in show_cols[2:]} | {"n": st.column_config.NumberColumn(
@@ -352,7 +355,10 @@ def panel() -> None:
         "that lowers the prevalence raises ECE through calibration-in-the-large alone. "
         "Spiegelhalter's z tests calibration-in-the-large (|z| > 1.96 rejects at 5 %). AUROC "
         "does not depend on the label's prevalence, only on the ranking — compare it under Y "
-        "and Z."
+        "and Z. ICE is seed 003's instance-level calibration error, the mean |label − p|; its "
+        "baseline forecasts the rule's average confidence everywhere. ICE is not a proper score, "
+        "so the baseline can beat a rule under one label and lose under the other (the seed's "
+        "NQ-open case: better by .045 under exact match, worse by .074 under human labels)."
     )
     long = []
     for lab_, sc in ((label, scores), (other, alt)):

@@ -348,5 +348,6 @@ def test_score_with_huge_weights_is_finite_and_scale_free(tmp_path, capsys):
     assert main(["score", str(unit), "--json", str(tmp_path / "u.json")]) == 0
     a = _strict_loads((tmp_path / "h.json").read_text())["rules"]["p"]["y"]
     b = _strict_loads((tmp_path / "u.json").read_text())["rules"]["p"]["y"]
-    for key in ("brier", "log_score", "ece_10", "citl", "spiegelhalter_z", "auroc", "corp_mcb"):
+    for key in ("brier", "log_score", "ece", "citl", "spiegelhalter_z", "auroc", "corp_mcb",
+                "ice", "ice_baseline"):
         assert a[key] == pytest.approx(b[key], rel=1e-12, abs=1e-15), key

@@ -126,7 +126,7 @@ def test_huge_weights_give_the_unweighted_scores():
     a, b = score_frame(read), score_frame(frame.assign(weight=1.0))
     for rule in ("p", "p_b"):
         for label in ("y", "z"):
-            for key in ("brier", "log_score", "ece_10", "citl", "spiegelhalter_z", "auroc",
+            for key in ("brier", "log_score", "ece", "citl", "spiegelhalter_z", "auroc", "ice",
                         "corp_mcb", "corp_dsc", "corp_unc"):
                 assert a["rules"][rule][label][key] == pytest.approx(
                     b["rules"][rule][label][key], rel=1e-12, abs=1e-15)

@@ -21,17 +21,9 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 
-from .corp import corp_decomposition
 from .label_source import crossover_prevalence, label_source_decomposition
-from .reliability import (
-    binned_ece,
-    mce,
-    murphy_decomposition,
-    reliability_curve,
-    rms_calibration_error,
-)
-from .scores import auroc, brier_score, calibration_in_the_large, log_score
-from .smooth import smooth_ece
+from .reliability import reliability_curve
+from .summary import score_summary
 
 __all__ = [
     "MAX_CSV_BYTES",
@@ -295,31 +287,13 @@ def _validated(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray | N
     return p, y, w, extra
 
 
-_FINITE_SCORES = ("prevalence", "mean_forecast", "brier", "log_score", "ece_10", "mce_10",
-                  "rms_10", "citl", "corp_mcb", "corp_dsc", "corp_unc")
+_FINITE_SCORES = ("prevalence", "mean_forecast", "brier", "log_score", "ece", "mce", "rms",
+                  "citl", "ice", "ice_baseline", "corp_mcb", "corp_dsc", "corp_unc")
 
 
 def _scores(p, y, w) -> dict:
-    citl = calibration_in_the_large(p, y, weights=w)
-    corp = corp_decomposition(p, y, weights=w)
-    mur = murphy_decomposition(p, y, n_bins=10, weights=w)
-    sm, sigma = smooth_ece(p, y) if w is None else (float("nan"), float("nan"))
-    return {
-        "n": int(len(p)),
-        "prevalence": float(np.average(y, weights=w)),
-        "mean_forecast": float(np.average(p, weights=w)),
-        "brier": brier_score(p, y, weights=w),
-        "log_score": log_score(p, y, weights=w),
-        "ece_10": binned_ece(p, y, n_bins=10, weights=w),
-        "mce_10": mce(p, y, n_bins=10, weights=w),
-        "rms_10": rms_calibration_error(p, y, n_bins=10, weights=w),
-        "smooth_ece": sm, "smooth_ece_sigma": sigma,
-        "citl": citl.citl, "spiegelhalter_z": citl.spiegelhalter_z,
-        "auroc": auroc(p, y, weights=w),
-        "corp_mcb": corp.mcb, "corp_dsc": corp.dsc, "corp_unc": corp.unc,
-        "murphy": {k: float(v) for k, v in vars(mur).items()
-                   if isinstance(v, (int, float, np.floating))},
-    }
+    """:func:`core.calibration.summary.score_summary` with 10 uniform bins (the CLI's)."""
+    return score_summary(p, y, weights=w, n_bins=10)
 
 
 def score_frame(df: pd.DataFrame) -> dict:

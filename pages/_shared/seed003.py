@@ -40,7 +40,6 @@ from core.calibration.corp import (
     CorpCurve,
     corp_consistency_band,
     corp_curve,
-    corp_decomposition,
 )
 from core.calibration.nq301 import (
     location_rules,
@@ -58,10 +57,7 @@ from core.calibration.pilot import (
 from core.calibration.reliability import (
     ConsistencyBands,
     ReliabilityCurve,
-    binned_ece,
     consistency_bands,
-    mce,
-    murphy_decomposition,
     reliability_curve,
 )
 from core.calibration.report import read_score_csv
@@ -71,14 +67,13 @@ from core.calibration.scenario import (
     generate_scenario,
     transfer_config,
 )
-from core.calibration.scores import auroc, brier_score, calibration_in_the_large, log_score
 from core.calibration.smooth import (
     SmoothBand,
     SmoothReliability,
     smooth_consistency_band,
-    smooth_ece,
     smooth_reliability,
 )
+from core.calibration.summary import score_summary
 from core.evaluation.cached import load_runs
 from core.evaluation.run import SeedRun
 from core.store import StoreError, query_df
@@ -116,7 +111,6 @@ __all__ = [
     "scenario_config",
     "scenario_controls",
     "scenario_params",
-    "score_row",
     "score_table",
     "show_figure",
     "smooth_consistency_band",
@@ -466,28 +460,6 @@ def rule_frame(p, y, z=None, weight=None) -> pd.DataFrame:
     return out
 
 
-def score_row(p, y, *, weights=None, n_bins: int = 10, strategy: str = "uniform") -> dict:
-    """Every number of the Reliability page's table for one rule and one label.
-
-    Returns a dict: ``n, prevalence, mean_p, brier, log, ece, mce, smece, sigma, citl, z,
-    auroc, mcb, dsc, unc, rel, res, wbv, wbc`` (``smece`` ignores weights: relplot has none).
-    """
-    p = np.asarray(p, float)
-    y = np.asarray(y, float)
-    w = None if weights is None else np.asarray(weights, float)
-    curve = reliability_curve(p, y, n_bins=n_bins, strategy=strategy, weights=w)
-    citl = calibration_in_the_large(p, y, weights=w)
-    corp = corp_decomposition(p, y, weights=w)
-    mur = murphy_decomposition(p, y, n_bins=n_bins, strategy=strategy, weights=w)
-    sm, sigma = smooth_ece(p, y)
-    return {"n": int(p.size), "prevalence": float(np.average(y, weights=w)),
-            "mean_p": float(np.average(p, weights=w)), "brier": brier_score(p, y, weights=w),
-            "log": log_score(p, y, weights=w), "ece": binned_ece(curve), "mce": mce(curve),
-            "smece": sm, "sigma": sigma, "citl": citl.citl, "z": citl.spiegelhalter_z,
-            "auroc": auroc(p, y, weights=w), "mcb": corp.mcb, "dsc": corp.dsc,
-            "unc": corp.unc, "rel": mur.rel, "res": mur.res, "wbv": mur.wbv, "wbc": mur.wbc}
-
-
 def _label_of(frame: pd.DataFrame, label: str) -> np.ndarray:
     col = label if label in frame.columns else "y"
     return frame[col].to_numpy(float)
@@ -500,16 +472,17 @@ def _weights_of(frame: pd.DataFrame) -> np.ndarray | None:
 @st.cache_data(show_spinner=False, max_entries=64)
 def score_table(data_key: tuple, rules: tuple[str, ...], label: str, n_bins: int,
                 strategy: str, _frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """:func:`score_row` of every rule under ``label`` (one row per rule, column ``rule``).
+    """:func:`core.calibration.summary.score_summary` of every rule under ``label`` (one row
+    per rule, column ``rule``; the CLI's keys).
 
     ``data_key`` must determine ``_frames`` (which is not hashed).
     """
     rows = []
     for name in rules:
         f = _frames[name]
-        rows.append({"rule": name, **score_row(f["p"], _label_of(f, label),
-                                               weights=_weights_of(f), n_bins=n_bins,
-                                               strategy=strategy)})
+        rows.append({"rule": name, **score_summary(f["p"], _label_of(f, label),
+                                                   weights=_weights_of(f), n_bins=n_bins,
+                                                   strategy=strategy)})
     return pd.DataFrame(rows)
 
 
