@@ -837,10 +837,14 @@ def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: 
     x = np.asarray(x, float)
     t = np.atleast_2d(np.asarray(targets, float))
     R, n = t.shape
-    v = np.broadcast_to(np.asarray(v, float), (R, n))
+    v1 = np.asarray(v, float)
+    if v1.ndim == 1:  # shared weights: the solver's fast path (reductions over x and v once)
+        a, g, conv = fit_monotone_batch(x, v1, t @ v1, t @ (v1 * x), bound=bound)
+    v = np.broadcast_to(v1, (R, n))
     vx = v * x[None, :]
-    a, g, conv = fit_monotone_batch(x[None, :], v, (v * t).sum(1), (vx * t).sum(1),
-                                    bound=bound)
+    if v1.ndim != 1:
+        a, g, conv = fit_monotone_batch(x[None, :], v, (v * t).sum(1), (vx * t).sum(1),
+                                        bound=bound)
     status = np.zeros(R, np.int64)
     rows = np.flatnonzero(_on_box(a, g, conv, bound, max_gamma))
     if rows.size:
