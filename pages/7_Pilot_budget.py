@@ -271,14 +271,15 @@ def judge_panel(k: tuple[float, ...], budget: int, reps: int, design: str, kind:
         fair, lean = at.loc[(quality, 0.0)], at.loc[(quality, bias)]
         blind = at.loc[(0.0, 0.0)]
         j = st.columns(4)
-        j[0].metric("TriSource coverage, biased judges", f"{lean['trisource_coverage']:.3f}",
+        j[0].metric("TriSource coverage", f"{lean['trisource_coverage']:.3f}",
                     delta=f"unbiased {fair['trisource_coverage']:.3f}", border=True, **INFO,
-                    help="Share of pilots whose 95 % interval contains the truth gap.")
+                    help="With the judges biased as set above: the share of pilots whose 95 % "
+                         "interval contains the truth gap.")
         j[1].metric("Human-only coverage", f"{lean['human_only_coverage']:.3f}", border=True,
                     delta="judges do not enter it", **INFO)
-        j[2].metric("Width saved, biased judges", f"{lean['width_reduction']:.1%}",
+        j[2].metric("Width saved", f"{lean['width_reduction']:.1%}",
                     delta=f"unbiased {fair['width_reduction']:.1%}", border=True, **INFO)
-        j[3].metric("Width saved, judge quality 0", f"{blind['width_reduction']:.1%}",
+        j[3].metric("Width saved, quality 0", f"{blind['width_reduction']:.1%}",
                     delta=f"β = ({blind['beta']})", border=True, **INFO)
         st.caption(
             f"Measured over {reps:,} pilots of {budget} {kind} labels each. Judges of quality 0 "

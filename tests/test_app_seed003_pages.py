@@ -270,7 +270,7 @@ def test_pilot_budget_judge_check_opens_and_states_measured_numbers(env):
     from core.calibration.pilot import judge_sensitivity
 
     at = open_page(PILOT, {"pb_reps": "200", "pb_jbias": "2"})
-    assert "TriSource coverage, biased judges" not in metrics(at)  # lazy: not computed yet
+    assert "Width saved, quality 0" not in metrics(at)  # lazy: not computed yet
     at.session_state["pb_judge_open"] = True
     at.run()
     assert not at.exception and not at.error
@@ -278,7 +278,7 @@ def test_pilot_budget_judge_check_opens_and_states_measured_numbers(env):
                               biases=(0.0, 2.0)).set_index(["judge_quality", "judge_bias"])
     m = metrics(at)
     lean = table.loc[(0.4, 2.0), "trisource_coverage"]
-    assert m["TriSource coverage, biased judges"] == f"{lean:.3f}"
-    assert m["Width saved, judge quality 0"] == f"{table.loc[(0.0, 0.0), 'width_reduction']:.1%}"
+    assert m["TriSource coverage"] == f"{lean:.3f}"
+    assert m["Width saved, quality 0"] == f"{table.loc[(0.0, 0.0), 'width_reduction']:.1%}"
     text = " ".join(plain(c.value) for c in at.caption)
     assert "the estimators do not coincide" in text and "coincide (the 5 %" not in text

@@ -744,8 +744,8 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
     return figure(data, layout)
 
 
-_HELDOUT = (("ref_raw", "reference-selected<br>rule, raw"),
-            ("ref_zplatt", "reference-only<br>Z-Platt"),
+_HELDOUT = (("ref_raw", "reference-<br>selected<br>rule, raw"),
+            ("ref_zplatt", "reference-<br>only<br>Z-Platt"),
             ("restored_raw", "restored<br>rule, raw"), ("pilot_only", "pilot-only<br>Platt"),
             ("trisource", "TriSource<br>repair"), ("full_y", "Platt on full<br>training Y"))
 
