@@ -44,6 +44,26 @@ for _name in MODULES:
     importlib.import_module(_name)
 
 
+def _warm_plotly() -> None:
+    """Build and serialise one figure of each trace type the builders use.
+
+    Plotly loads its default template and its per-type classes and validators lazily, on
+    first use: about 0.15 s of the first figure any session builds. Paying it here, in the
+    thread that imports this module (``serve.py``'s main thread), keeps it out of every
+    visitor's first interaction.
+    """
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    data = [{"type": t} for t in ("scatter", "bar", "heatmap")]
+    fig = go.Figure({"data": data, "layout": {"height": 100}}, _validate=False)
+    pio.to_json(go.Figure(fig.to_dict(), _validate=False), validate=False)
+    go.Figure(go.Scatter(x=[0], y=[0])).to_dict()
+
+
+_warm_plotly()
+
+
 def imported() -> tuple[str, ...]:
     """The names of :data:`MODULES` (all of them are in ``sys.modules`` once this runs)."""
     return MODULES
