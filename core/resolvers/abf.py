@@ -49,6 +49,29 @@ def _distances(atoms: np.ndarray):
     return d_bias, d_id, active
 
 
+#: The distinct values of DIST and, per entry of DIST, the index of its value: the training
+#: distances as small codes, so every per-(record, label, source) term of the objective is
+#: a lookup into a table over (active, code of d_bias, code of d_id) computed per step.
+_DIST_VALUES, _DIST_CODE = np.unique(DIST, return_inverse=True)
+_DIST_CODE = _DIST_CODE.reshape(DIST.shape).astype(np.intp)
+
+
+def _distance_codes(atoms: np.ndarray) -> np.ndarray:
+    """Table index (N, Q, V, S) of :func:`_distances`' (active, d_bias, d_id) per entry."""
+    q = np.arange(atoms.shape[1])[None, :, None, None]
+    mu = np.maximum(atoms, 0)[:, :, None, :].astype(np.intp)
+    target = np.maximum(BIAS_TARGET, 0)[None].astype(np.intp)
+    v = np.arange(KMAX)[None, None, :, None]
+    n_u = len(_DIST_VALUES)
+    active = (atoms >= 0)[:, :, None, :].astype(np.intp)
+    return (active * n_u + _DIST_CODE[q, mu, target]) * n_u + _DIST_CODE[q, mu, v]
+
+
+def _lookup(active_f: np.ndarray, term: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """``active * term(d_bias, d_id)`` per entry, from ``term`` on the distinct distances."""
+    return (active_f * term).reshape(-1).take(code)
+
+
 def _score_parts(x, d_bias, d_id, active):
     delta, alpha, pi = x[:4], x[4], x[5]
     w = np.ones(5)
@@ -70,14 +93,24 @@ class ABF:
     def fit(self, train: Split, cal: Split | None = None) -> ABF:
         atoms = train.atoms
         keep = (atoms >= 0).any(2)
-        d_bias, d_id, active = (a[keep] for a in _distances(atoms))
+        code = _distance_codes(atoms)[keep]  # (R, V, S)
         valid = VALID[np.nonzero(keep)[1]]  # (R, V)
         y = train.gt[keep].astype(np.intp)
         onehot = np.arange(KMAX)[None, :] == y[:, None]
         n = len(y)
+        u = _DIST_VALUES
+        act = np.array([False, True])[:, None, None]  # the table's leading axis: active
 
         def nll(x):
-            w, kb, ki, per_s = _score_parts(x, d_bias, d_id, active)
+            # the terms of _score_parts and of the gradient, each an elementwise function of
+            # (active, d_bias, d_id): computed on the distinct distances, then looked up, so
+            # every entry is the same number (bit for bit) as computed entry by entry
+            delta, alpha, pi = x[:4], x[4], x[5]
+            w = np.ones(5)
+            w[_LEARN] = 1 - delta
+            k = np.maximum(0.0, 1 - alpha * u)
+            kb, ki = k[:, None], k[None, :]
+            per_s = _lookup(act, pi * kb + (1 - pi) * ki, code)  # (R, V, S)
             logits = np.where(valid, per_s @ w, -np.inf)
             m = logits.max(-1, keepdims=True)
             e = np.exp(logits - m)
@@ -87,11 +120,11 @@ class ABF:
             g = np.where(valid, p - onehot, 0.0) / n  # dL/dlogit, (R, V)
             grad = np.empty(6)
             grad[:4] = -np.einsum("rv,rvs->s", g, per_s)[_LEARN]
-            grad[5] = np.einsum("rv,rvs,s->", g, active * (kb - ki), w)
-            alpha = x[4]
-            dkb = np.where(alpha * d_bias < 1, -d_bias, 0.0)
-            dki = np.where(alpha * d_id < 1, -d_id, 0.0)
-            grad[4] = np.einsum("rv,rvs,s->", g, active * (x[5] * dkb + (1 - x[5]) * dki), w)
+            grad[5] = np.einsum("rv,rvs,s->", g, _lookup(act, kb - ki, code), w)
+            dk = np.where(alpha * u < 1, -u, 0.0)
+            dkb, dki = dk[:, None], dk[None, :]
+            grad[4] = np.einsum("rv,rvs,s->", g,
+                                _lookup(act, x[5] * dkb + (1 - x[5]) * dki, code), w)
             return loss, grad
 
         if n:

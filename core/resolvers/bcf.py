@@ -54,19 +54,28 @@ class BCF:
         k = KQ[np.nonzero(keep)[1]]
         # Records sharing (match pattern, K, GT) score identically under every δ: credit is
         # computed once per distinct row and weighted by its count (same result, ~10x less work).
-        width = m.shape[1] * m.shape[2]
-        bits = (m.reshape(len(m), width).astype(np.int64) << np.arange(width)).sum(1)
-        rows, count = np.unique(np.stack([bits, k, y], 1), axis=0, return_counts=True)
-        shift = np.arange(width)
-        um = ((rows[:, :1] >> shift) & 1).reshape(len(rows), *m.shape[1:]).astype(np.int16)
-        valid = np.arange(m.shape[1])[None, :] < rows[:, 1:2]
-        gt_onehot = np.arange(m.shape[1])[None, :] == rows[:, 2:3]
+        n_v, n_s = m.shape[1], m.shape[2]
+        bits = (m.reshape(len(m), n_v * n_s).astype(np.int64) << np.arange(n_v * n_s)).sum(1)
+        # one sortable key per record, (pattern, K, GT) in the lexicographic order of
+        # np.unique's rows (the credit sums over rows in that order): K < 8, GT < 4
+        key, count = np.unique((bits << 5) | (k.astype(np.int64) << 2) | y, return_counts=True)
+        rows_k, rows_y, rows_bits = (key >> 2) & 7, key & 3, key >> 5
         w = _weights_tenths(DELTA_GRID)  # (G, 5)
-        if len(rows):
-            s = np.einsum("rvs,gs->grv", um, w)
-            s = np.where(valid[None], s, -1)
-            tied = s == s.max(-1, keepdims=True)
-            credit = (((tied & gt_onehot[None]).any(-1) / tied.sum(-1)) * count).sum(-1)
+        if len(key):
+            # score of label v under every δ: a table over the 2⁵ source-match patterns,
+            # looked up by each row's pattern for v (≡ Σ_s 1[μ_s = g_s(v)] · w_s)
+            pattern = (rows_bits[:, None] >> (n_s * np.arange(n_v))) & (2 ** n_s - 1)  # (R, V)
+            table = (((np.arange(2 ** n_s)[:, None] >> np.arange(n_s)) & 1) @ w.T).T  # (G, 32)
+            table = table.astype(np.int16)
+            s = [np.where(v < rows_k, table[:, pattern[:, v]], -1) for v in range(n_v)]
+            top = s[0].copy()
+            for v in range(1, n_v):
+                np.maximum(top, s[v], out=top)
+            n_tied = (s[0] == top).view(np.int8).copy()  # winners per (δ, row), ≤ KMAX
+            for v in range(1, n_v):
+                n_tied += (s[v] == top).view(np.int8)
+            hit = table[:, pattern[np.arange(len(key)), rows_y]] == top  # GT among the winners
+            credit = ((hit / n_tied) * count).sum(-1)
         else:  # no record has an active source: every δ scores 0, keep the first
             credit = np.zeros(len(w))
         best = first_best(credit)

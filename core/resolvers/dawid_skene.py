@@ -31,6 +31,9 @@ from ._common import (
 
 __all__ = ["DawidSkene"]
 
+#: Per label slot: the (18,) 0/1 mask of the questions that have it (None: all of them).
+_KEEP = [None if VALID[:, k].all() else VALID[:, k].astype(float) for k in range(VALID.shape[1])]
+
 
 def _normalise(x: np.ndarray) -> np.ndarray:
     x = np.where(VALID, x, 0.0)
@@ -49,11 +52,38 @@ class DawidSkene:
     name = "dawid_skene"
 
     def _e_step(self, oh: np.ndarray) -> np.ndarray:
-        log_t = np.log(self.rho_)[None] + sum_over_sources(oh, np.log(self.pi_).swapaxes(2, 3))
-        log_t = np.where(VALID, log_t, -np.inf)
-        log_t -= log_t.max(-1, keepdims=True)
-        t = np.exp(log_t)
-        return t / t.sum(-1, keepdims=True)
+        """Posterior over the hidden answer, (N, 18, KMAX): a softmax of log ρ + Σ_s log π_s.
+
+        Computed label by label on contiguous (N, 18) slabs (the max, the left-to-right sum and
+        the elementwise steps of ``exp(z − max) / Σ exp(z − max)``, so every value is the same,
+        bit for bit), and returned with the memory layout numpy's own version had (question-
+        major, as :func:`sum_over_sources` returns it), which the M-step's reductions follow.
+        A padded label's exponential is 0 either way; it is written as 0 instead of computed
+        from −∞ (glibc's slow path).
+        """
+        lik = sum_over_sources(oh, np.log(self.pi_).swapaxes(2, 3))  # (N, Q, K), q-major
+        z = np.moveaxis(lik, -1, 0).copy()  # (K, N, Q) contiguous
+        z += np.log(self.rho_).T[:, None, :]
+        m = z[0].copy()
+        for k in range(1, len(z)):
+            if _KEEP[k] is None:
+                np.maximum(m, z[k], out=m)
+            else:  # padded labels take no part in the max
+                np.maximum(m, np.where(_KEEP[k], z[k], -np.inf), out=m)
+        z -= m
+        for k in range(len(z)):
+            if _KEEP[k] is not None:
+                z[k] *= _KEEP[k]  # exp(0) for padded labels, zeroed below
+            np.exp(z[k], out=z[k])
+            if _KEEP[k] is not None:
+                z[k] *= _KEEP[k]
+        total = z[0].copy()
+        for k in range(1, len(z)):
+            total += z[k]
+        z /= total
+        out = np.empty((lik.shape[1], lik.shape[0], lik.shape[2]), z.dtype).transpose(1, 0, 2)
+        np.copyto(np.moveaxis(out, -1, 0), z)
+        return out
 
     def _m_step(self, oh: np.ndarray, t: np.ndarray) -> None:
         a = self.smoothing

@@ -107,16 +107,108 @@ def _softmax_fast(z: np.ndarray) -> np.ndarray:
     return z
 
 
-def _logsumexp(z: np.ndarray, axis: int) -> np.ndarray:
-    m = z.max(axis, keepdims=True)
-    out = np.log(np.exp(z - m).sum(axis, keepdims=True)) + m
-    return np.squeeze(out, axis)
+#: Per label slot k: the (18,) float mask of the questions that have label k, or None when
+#: every question has it (padded slots carry ≈ −1e30, see :func:`_exp_slab`).
+_PAD = [None if VALID[:, k].all() else VALID[:, k].astype(float) for k in range(KMAX)]
+
+
+def _exp_slab(d: np.ndarray, k: int, pad=None) -> np.ndarray:
+    """``np.exp(d)`` in place for label slot ``k`` (questions on the last axis, or the
+    0/1 masks ``pad[k]`` that broadcast to ``d``).
+
+    A padded label's shifted score is ≈ −1e30, whose exponential is exactly 0 but takes
+    glibc's slow underflow path (about 3× a normal value); it is zeroed before and after, so
+    the exponential runs on 0 instead and every value is the same, bit for bit.
+    """
+    mask = (_PAD if pad is None else pad)[k]
+    if mask is not None:
+        d *= mask
+    np.exp(d, out=d)
+    if mask is not None:
+        d *= mask
+    return d
+
+
+def _softmax_lead(z: np.ndarray, pad=None) -> np.ndarray:
+    """In-place softmax over the **leading** (label) axis of a contiguous array whose last
+    axis is the 18 questions (padded labels ≤ −1e30, as the log-priors make them).
+
+    The labels-first twin of :func:`_softmax_fast`: the same max, the same left-to-right sum
+    and the same elementwise operations, so each value is bit-identical to
+    ``_softmax_fast(np.moveaxis(z, 0, -1))``; every slab is contiguous, which makes the passes
+    several times faster than on a short trailing axis. ``pad``: the padded-label masks of
+    :func:`_exp_slab` when the last axis is not the questions.
+    """
+    m = z[0].copy()
+    for k in range(1, len(z)):
+        np.maximum(m, z[k], out=m)
+    z -= m
+    for k in range(len(z)):
+        _exp_slab(z[k], k, pad)
+    s = z[0].copy()
+    for k in range(1, len(z)):
+        s += z[k]
+    z /= s
+    return z
+
+
+def _logsumexp_lead(z: np.ndarray) -> np.ndarray:
+    """``log Σ_k exp(z_k − m) + m`` (m the max over labels) for labels on the leading axis
+    and questions on the last: bit-identical to numpy's reductions over a trailing label axis
+    (the same max, the same left-to-right sum of the same exponentials)."""
+    m = z[0].copy()
+    for k in range(1, len(z)):
+        np.maximum(m, z[k], out=m)
+    e = _exp_slab(z[0] - m, 0)
+    for k in range(1, len(z)):
+        e += _exp_slab(z[k] - m, k)
+    np.log(e, out=e)
+    e += m
+    return e
+
+
+#: The lead of a label over every other in two posteriors above which every float32 mix of
+#: them answers that label (:meth:`DSNBF.fit`; the mix's rounding moves a score < 4e-7).
+_DECIDED = 1e-5
+
+#: A log-score lead that makes a softmax's top label lead in probability by at least
+#: (1 − e^−0.001) / 4 ≈ 2.5e-4, far above :data:`_DECIDED` after any float32 rounding.
+_GAP = 1e-3
+
+
+def _top_label(p) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """First argmax (int8, strict ``>`` so ties keep the first label), top value and runner-up
+    (a tie counts twice) over the leading label axis of ``p`` (an array or a list of slabs)."""
+    best = np.array(p[0], copy=True)
+    second = np.full(best.shape, -np.inf, best.dtype)
+    arg = np.zeros(best.shape, np.int8)
+    better = np.empty(best.shape, bool)
+    low = np.empty_like(best)
+    for k in range(1, len(p)):
+        np.greater(p[k], best, out=better)
+        np.minimum(best, p[k], out=low)
+        np.maximum(second, low, out=second)
+        # labels grow with k, so "k where better, else the old winner" is a maximum
+        np.maximum(arg, better.view(np.int8) * np.int8(k), out=arg)
+        np.maximum(best, p[k], out=best)
+    return arg, best, second
 
 
 def margin(proba: np.ndarray) -> np.ndarray:
-    """top1 − top2 of a normalised posterior over the last axis."""
-    s = np.sort(np.where(VALID, proba, -np.inf), axis=-1)
-    return s[..., -1] - s[..., -2]
+    """top1 − top2 of a normalised posterior over the last axis (padded labels ignored).
+
+    The two largest values (a tie counts twice) by a running max over the label slabs: the
+    same two values ``np.sort`` puts last, without sorting every row.
+    """
+    s = np.where(VALID, proba, -np.inf)
+    top = np.maximum(s[..., 0], s[..., 1])
+    second = np.minimum(s[..., 0], s[..., 1])
+    low = np.empty_like(top)
+    for k in range(2, s.shape[-1]):
+        np.minimum(top, s[..., k], out=low)
+        np.maximum(second, low, out=second)
+        np.maximum(top, s[..., k], out=top)
+    return top - second
 
 
 def _macro_acc(pred: np.ndarray, gt: np.ndarray) -> np.ndarray:
@@ -212,70 +304,166 @@ class DSNBF:
     selective: bool = False
     name = "dsnbf"
 
-    def _tables(self, train: Split, eta: float):
-        n_vw, n_w = emission_counts(train.atoms, train.gt)
+    @staticmethod
+    def _counts(train: Split):
+        """What the tables of every η share: global and per-difficulty emission counts, the
+        per-difficulty log-priors and the class log-priors (exact integer counts)."""
+        n = len(train.gt)
+        per_d = []
+        for d in range(3):
+            m = train.difficulty == d
+            per_d.append((emission_counts(train.atoms[m], train.gt[m]), _log_prior(train.gt[m]),
+                          np.log((m.sum() + 1) / (n + 3))))
+        return emission_counts(train.atoms, train.gt), per_d
+
+    def _tables(self, train: Split, eta: float, counts=None):
+        (n_vw, n_w), per_d = self._counts(train) if counts is None else counts
         k = _KF[:, None, None, None]
         p_glob = (1 + n_vw) / (k + n_w[:, :, None, :])
         valid = VALID[:, None, :, None] & VALID[:, None, None, :]
         log_d, prior_d, class_p = [], [], []
-        n = len(train.gt)
-        for d in range(3):
-            m = train.difficulty == d
-            nd_vw, nd_w = emission_counts(train.atoms[m], train.gt[m])
+        for (nd_vw, nd_w), prior, cls in per_d:
             pd_ = (eta * p_glob + nd_vw) / (eta + nd_w[:, :, None, :])
             log_d.append(np.where(valid, np.log(np.where(valid, pd_, 1.0)), 0.0))
-            prior_d.append(_log_prior(train.gt[m]))
-            class_p.append(np.log((m.sum() + 1) / (n + 3)))
+            prior_d.append(prior)
+            class_p.append(cls)
         log_g = np.where(valid, np.log(np.where(valid, p_glob, 1.0)), 0.0)
         return log_g, np.stack(log_d), np.stack(prior_d), np.array(class_p)
 
     @staticmethod
     def _diff_post(lik_d, prior_d, class_p, t_diff):
         """P(d | persona) (…, N, 3) from per-difficulty log-likelihoods (3, N, 18, K)."""
-        t = np.asarray(t_diff, float)[..., None, None, None, None]
-        z = prior_d[:, None] + t * lik_d  # (..., 3, N, Q, K); padded labels ≈ −1e30
-        per_q = _logsumexp(z, -1).sum(-1)  # (..., 3, N)
+        lik_k = np.moveaxis(lik_d, -1, 0)  # (K, 3, N, Q)
+        prior_k = np.moveaxis(prior_d, -1, 0)  # (K, 3, Q)
+        return DSNBF._diff_post_lead(lik_k, prior_k, class_p, t_diff)
+
+    @staticmethod
+    def _diff_post_lead(lik_k, prior_k, class_p, t_diff):
+        """:meth:`_diff_post` with labels on the leading axis: ``lik_k`` (K, 3, N, Q),
+        ``prior_k`` (K, 3, Q); ``t_diff`` a scalar or a grid (then a leading grid axis).
+
+        The sum over questions runs left to right: the order numpy's reduction takes over
+        the question axis of the question-major likelihoods that :func:`sum_over_sources`
+        returns (the original per-question log-sum-exp, then ``.sum(-1)``), so every value is
+        the same, bit for bit.
+        """
+        t = np.atleast_1d(np.asarray(t_diff, float))[:, None, None, None]
+        z = prior_k[:, None, :, None] + t * lik_k[:, None]  # (K, Td, 3, N, Q); padded ≈ −1e30
+        lse = _logsumexp_lead(z)  # (Td, 3, N, Q)
+        per_q = lse[..., 0].copy()  # Σ over questions, left to right (see the docstring)
+        for j in range(1, lse.shape[-1]):
+            per_q += lse[..., j]
         logit = class_p[:, None] + per_q
         logit = logit - logsumexp(logit, axis=-2, keepdims=True)
-        return np.moveaxis(np.exp(logit), -2, -1)  # (..., N, 3)
+        post = np.moveaxis(np.exp(logit), -2, -1)  # (Td, N, 3)
+        return post if np.ndim(t_diff) else post[0]
 
     def fit(self, train: Split, cal: Split) -> DSNBF:
+        """Grid search of (η, T_diff, T, gw) on calibration macro accuracy (module doc).
+
+        Equal, bit for bit, to scoring every grid point with ``argmax_first`` of the float32
+        mix ``gw · a + (1 − gw) · b`` and ``_macro_acc`` (``tests/test_resolver_fast_paths.py``
+        checks it against that point-by-point loop): the posteriors, their float32 mixes and
+        the strict ``>`` running argmax are the same operations, laid out labels first
+        (contiguous slabs) and personas next (per-question correct counts are row sums).
+        The shortcuts are exact too:
+
+        * gw = 1 scores the global posterior a alone, which depends neither on η nor on
+          T_diff; gw = 0 mixes nothing in (``0·a + b == b``).
+        * A cell (persona, question, T, T_diff) where a and b have the same top label, each
+          ahead of every other label by at least :data:`_DECIDED`, has that label as the
+          answer of every mix: the float32 rounding of a mix moves each score by less than
+          4e-7 (values in [0, 1]), far less than the lead. Its correctness is counted once.
+        * Before any softmax: where the three per-difficulty log-scores put the same label
+          ahead by :data:`_GAP` or more and a agrees (about 70 % of the (persona, question,
+          T) cells), every b_d, hence every mix b of them, leads with that label by ≥ 2.4e-4
+          for every T_diff, so the cell is decided without computing b; only the other cells
+          get b_d, b and the decision above; about 7 % of all cells are scored per gw.
+        """
         if train.difficulty is None:
             raise ValueError("DSNBF needs the train split's difficulty labels")
         self.log_prior_ = _log_prior(train.gt)
-        tdiff = np.asarray(DS_TDIFF)
         n_act = (cal.atoms >= 0).sum(2)
-        results = []
-        t_grid = DS_T[:, None, None, None]
+        counts = self._counts(train)
+        oh = onehot_atoms(cal.atoms).astype(float)
+        n, n_t, n_td, n_gw = len(cal.gt), len(DS_T), len(DS_TDIFF), len(DS_GW)
+        n_q = cal.gt.shape[1]
         gt = cal.gt.astype(np.int8)
+        t5 = DS_T[None, None, :, None, None]
+
+        def right(label: np.ndarray) -> np.ndarray:
+            """Correct counts (T, ·, Q) of answers ``label`` (N, T, ·, Q)."""
+            eq = label == gt[:, None, None, :]
+            return np.add.reduce(eq.view(np.uint8), axis=0, dtype=np.int32)
+
+        def macro(c):
+            return np.ascontiguousarray(c / n).mean(-1)  # ≡ _macro_acc (same reductions)
+
+        # the global posterior a (K, N, T, Q) does not depend on η
+        log_g, *_ = self._tables(train, DS_ETA[0], counts)
+        lik_g = np.moveaxis(sum_over_sources(oh, log_g), -1, 0)[:, :, None, :]
+        a = _softmax_lead(np.ascontiguousarray(
+            np.moveaxis(self.log_prior_, -1, 0)[:, None, None, :] + DS_T[:, None] * lik_g))
+        a32 = a.astype(np.float32)
+        top_a, lead_a, second_a = _top_label(a32)  # (N, T, Q)
+        a_clear = (lead_a - second_a) >= _DECIDED
+        acc_w1 = macro(right(top_a[:, :, None]))  # (T, 1): gw = 1 scores a alone
+        cells = n_t * n_td * n_q  # (T, T_diff, Q) per persona
+        results = []
         for eta in DS_ETA:
-            log_g, log_d, prior_d, class_p = self._tables(train, eta)
-            lik_g = _log_lik(cal.atoms, log_g)
-            lik_d = np.stack([_log_lik(cal.atoms, log_d[d]) for d in range(3)])
-            post = self._diff_post(lik_d, prior_d, class_p, tdiff)  # (Td, N, 3)
-            # padded labels get probability −1 so a plain argmax never picks them
-            # padded labels have probability 0 and never win: every valid label of a
-            # normalised posterior is > 0 or ties at 0 with a lower (valid) label
-            a = _softmax_fast(self.log_prior_[None] + t_grid * lik_g[None])  # (T, N, Q, K)
-            b_d = _softmax_fast(prior_d[None, :, None] + t_grid[:, None] * lik_d[None])
-            # labels on the leading axis: a running argmax over K=4 contiguous slabs is much
-            # faster than numpy's argmax along a short trailing axis
-            a32 = np.ascontiguousarray(np.moveaxis(a, -1, 0), dtype=np.float32)[:, :, None]
-            bd32 = np.ascontiguousarray(np.moveaxis(b_d, -1, 0), dtype=np.float32)  # K,T,3,N,Q
-            p32 = post.astype(np.float32)  # (Td, N, 3)
-            b32 = (p32[None, None, :, :, 0, None] * bd32[:, :, None, 0]
-                   + p32[None, None, :, :, 1, None] * bd32[:, :, None, 1]
-                   + p32[None, None, :, :, 2, None] * bd32[:, :, None, 2])  # (K, T, Td, N, Q)
-            acc_t = np.empty((len(DS_T), len(DS_GW), len(DS_TDIFF)))
+            _, log_d, prior_d, class_p = self._tables(train, eta, counts)
+            lik_k = np.ascontiguousarray(np.moveaxis(
+                np.stack([sum_over_sources(oh, log_d[d]) for d in range(3)]), -1, 0))
+            prior_k = np.moveaxis(prior_d, -1, 0)  # (K, 3, Q)
+            post = self._diff_post_lead(lik_k, prior_k, class_p, DS_TDIFF)  # (Td, N, 3)
+            p32 = np.moveaxis(post.astype(np.float32), 0, 1)  # (N, Td, 3)
+            # log-scores of the per-difficulty posteriors (K, N, T, 3, Q)
+            z = prior_k[:, None, None] + t5 * np.moveaxis(lik_k, 2, 1)[:, :, None]
+            # level 0: (persona, T, question) cells where the three difficulties and a agree
+            # on a label that leads clearly: their answer is that label for every T_diff, gw
+            top_z, lead_z, second_z = _top_label(z)  # (N, T, 3, Q)
+            sure = (((lead_z - second_z) >= _GAP).all(2) & (top_z[:, :, 0] == top_z[:, :, 1])
+                    & (top_z[:, :, 0] == top_z[:, :, 2]) & (top_z[:, :, 0] == top_a) & a_clear)
+            base = right(np.where(sure, top_z[:, :, 0], np.int8(-1))[:, :, None])  # (T, 1, Q)
+            # the other cells, flat: their posteriors b_d and mixes b (K, M, Td)
+            open_ = np.flatnonzero(~sure)
+            person, t_open, q_open = open_ // (n_t * n_q), open_ // n_q % n_t, open_ % n_q
+            b_d = _softmax_lead(np.ascontiguousarray(np.moveaxis(
+                z[:, person, t_open, :, q_open], 1, 0)),  # (K, M, 3)
+                pad=[None if m is None else m[q_open][:, None] for m in _PAD])
+            bd32 = b_d.astype(np.float32)
+            p_open = p32[person]  # (M, Td, 3)
+            mix = np.empty((KMAX, len(open_), n_td), np.float32)
+            for k in range(KMAX):
+                np.multiply(p_open[:, :, 0], bd32[k, :, 0, None], out=mix[k])
+                for d in (1, 2):
+                    mix[k] += p_open[:, :, d] * bd32[k, :, d, None]
+            a_open = a32[:, person, t_open, q_open]  # (K, M)
+            gt_open = gt[person, q_open]
+            cell = (t_open[:, None] * n_td + np.arange(n_td)) * n_q + q_open[:, None]  # (M, Td)
+            # level 1: cells where b and a share a label that leads by _DECIDED in both
+            top_b, lead_b, second_b = _top_label(mix)  # (M, Td)
+            decided = ((top_b == top_a[person, t_open, q_open][:, None])
+                       & a_clear[person, t_open, q_open][:, None]
+                       & ((lead_b - second_b) >= _DECIDED))
+            base = base + np.bincount(cell[decided & (top_b == gt_open[:, None])],
+                                      minlength=cells).reshape(n_t, n_td, n_q)
+            # level 2: the rest (about 7 % of all cells) scored for every gw
+            rest = np.flatnonzero(~decided)
+            b_rest = mix.reshape(KMAX, -1)[:, rest]
+            a_rest = a_open[:, rest // n_td]
+            gt_rest = gt_open[rest // n_td]
+            cell_rest = cell.reshape(-1)[rest]
+            acc_t = np.empty((n_t, n_gw, n_td))
             for g, w in enumerate(DS_GW):
-                best = w * a32[0] + (1 - w) * b32[0]
-                arg = np.zeros(best.shape, np.int8)
-                for k in range(1, KMAX):
-                    pk = w * a32[k] + (1 - w) * b32[k]
-                    better = pk > best  # strict: ties keep the first label
-                    arg[better] = k
-                    np.maximum(best, pk, out=best)
-                acc_t[:, g] = _macro_acc(arg, gt)
+                if w == 1.0:
+                    acc_t[:, g] = acc_w1
+                    continue
+                wa = w * a_rest
+                answer, _, _ = _top_label(b_rest if w == 0.0 else [
+                    np.add((1 - w) * b_rest[k], wa[k]) for k in range(KMAX)])
+                counts_rest = np.bincount(cell_rest[answer == gt_rest], minlength=cells)
+                acc_t[:, g] = macro(base + counts_rest.reshape(n_t, n_td, n_q))
             results.append(acc_t)  # (T, gw, Td)
         acc = np.stack(results)  # (eta, T, gw, Td)
         acc = np.transpose(acc, (0, 3, 1, 2))  # loop order eta -> T_diff -> T -> gw
@@ -285,7 +473,8 @@ class DSNBF:
         self.T_ = float(DS_T[i[2]])
         self.gw_ = DS_GW[i[3]]
         self.cal_accuracy_ = float(acc[i])
-        self.log_g_, self.log_d_, self.prior_d_, self.class_p_ = self._tables(train, self.eta_)
+        self.log_g_, self.log_d_, self.prior_d_, self.class_p_ = self._tables(
+            train, self.eta_, counts)
         self.theta_ = 1.0
         if self.selective:
             proba, _ = self._proba(cal.atoms)

@@ -93,8 +93,8 @@ def scale_knobs(knobs: dict[str, np.ndarray], *, bias_scale: float,
 
 def knob_frame(knobs: dict[str, np.ndarray]) -> pd.DataFrame:
     """Knobs as a DataFrame with the columns :data:`KNOB_COLUMNS`."""
-    frame = pd.DataFrame({c: knobs[c] for c in KNOB_COLUMNS})
-    return frame.astype({"profile_anchor_end_day": np.int64})
+    return pd.DataFrame({c: np.asarray(knobs[c], np.int64) if c == "profile_anchor_end_day"
+                         else knobs[c] for c in KNOB_COLUMNS})
 
 
 def _col(knobs: dict[str, np.ndarray], name: str) -> np.ndarray:

@@ -18,7 +18,10 @@ profile byte-identical and re-projects the other sources with the same streams (
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import pandas as pd
 
 from ._gen_events import simulate_events
 from ._gen_personas import PersonaDraw, diversity_failures, draw_personas, persona_frame
@@ -69,14 +72,31 @@ def _cast(layer: str, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {k: np.ascontiguousarray(arrays[k], dtype=dtype) for k, (dtype, _) in fields.items()}
 
 
-def _generate_seed(seed: int, *, config: TestbedConfig) -> Testbed:
-    """All layers of one seed (§2.5–2.7), sources projected with the scaled knobs (§2.13)."""
+@dataclass(frozen=True)
+class _SeedBase:
+    """The knob-free layers of one seed: what every bias / dropout setting shares."""
+
+    draw: PersonaDraw
+    personas: pd.DataFrame
+    events: dict[str, np.ndarray]  # as simulated (the projections read these)
+
+
+def _seed_base(seed: int, config: TestbedConfig) -> _SeedBase:
+    """The knob-free layers of ``seed`` (§2.5–2.6)."""
     draw = _audited_personas(seed, n_per_class=config.personas_per_difficulty)
     events = simulate_events(draw, _rng(seed, _EVENTS))
+    return _SeedBase(draw, persona_frame(draw, seed=seed, split_counts=config.split_counts()),
+                     events)
+
+
+def _generate_seed(seed: int, *, config: TestbedConfig) -> Testbed:
+    """All layers of one seed (§2.5–2.7), sources projected with the scaled knobs (§2.13)."""
+    base = _seed_base(seed, config)
+    draw, events = base.draw, base.events
     knobs = scale_knobs(default_knobs(draw), bias_scale=config.bias_scale,
                         dropout_scale=config.dropout_scale)
     return Testbed(
-        personas=persona_frame(draw, seed=seed, split_counts=config.split_counts()),
+        personas=base.personas,
         events=_cast("events", events),
         profile=_cast("profile", project_profile(draw, events, knobs)),
         planner=_cast("planner", project_planner(draw, knobs, _rng(seed, _PLANNER))),
@@ -100,4 +120,5 @@ def generate(config: TestbedConfig) -> Testbed:
         Personas in seed order, then stable / temporal_shift / stated_vs_revealed, each by
         index; ``knobs`` holds the scaled source knobs of §2.7 plus ``missing_day_prob``.
     """
-    return Testbed.concat([_generate_seed(seed, config=config) for seed in config.seeds])
+    parts = [_generate_seed(seed, config=config) for seed in config.seeds]
+    return parts[0] if len(parts) == 1 else Testbed.concat(parts)
