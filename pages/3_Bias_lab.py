@@ -5,9 +5,13 @@ Thin glue: sliders → :func:`core.evaluation.lab.run_lab` (through the cached
 :func:`~core.evaluation.lab.what_broke` → figures of ``core.figures.lab``.
 
 Hot path: a slider change costs one cache miss of ``lab_result`` for the new setting (the
-nominal setting is cached once per seed): generate one seed, compute GT and μ*, fit, calibrate
-and score all 16 methods, bootstrap 200 replicates (≈ 0.7–1 s on a 2-core machine). The 3 × 3
-bias × dropout grid (≈ 5 s) runs only while its expander is open, cached per seed.
+nominal setting is cached once per seed): re-project the seed's sources (its personas and
+events are reused), compute GT and μ*, fit, calibrate and score all 16 methods (DSNBF in a
+second thread), bootstrap 200 replicates (``benchmarks/bench_lab.py``: ≈ 0.15–0.2 s), then
+two dict-built figures and the page's tables and headline numbers (:func:`_view`, ≈ 15 ms),
+all cached per setting; the tables are plain frames with number formats
+(:func:`pages._shared.ui.number_table`), not Stylers. The 3 × 3 bias × dropout grid (≈ 5 s)
+runs only while its expander is open, cached per seed.
 
 URL state (:mod:`core.urlparams`, one validated path, read when the page opens):
 ``lab_seed``, ``lab_bias``, ``lab_dropout``, ``lab_w_stable``, ``lab_w_shift``,
@@ -39,16 +43,16 @@ from pages._shared import (
     download_table,
     ensure_store,
     load_store_info,
+    number_table,
     open_page,
     plotly_config,
     store_guard,
     store_stamp,
     table_height,
-    table_style,
     url_select,
     url_slider,
 )
-from pages._shared.cache import cached_figure
+from pages._shared.cache import cached_figure, cached_result
 from pages._shared.evaluation import lab_grid, lab_personas, lab_result
 
 st.set_page_config(layout="wide", page_title="Bias lab · Arbiter", page_icon=":material/science:")
@@ -98,6 +102,57 @@ st.caption(
 open_page("lab", [P_SEED, *P_KNOBS.values()])
 
 
+BOARD_COLUMNS = {"label": "method", "accuracy": "accuracy %", "ci_low": "CI low",
+                 "ci_high": "CI high", "accuracy_nominal": "nominal %", "change": "Δ pp",
+                 "rank": "rank", "rank_nominal": "nominal rank",
+                 "selective_accuracy": "+SKIP selective %", "coverage": "+SKIP coverage %"}
+
+
+def _with_nominal(frame: pd.DataFrame, nominal: pd.DataFrame, key: str,
+                  columns: list[str]) -> pd.DataFrame:
+    """``frame.merge(nominal[[key, *columns]], on=key, suffixes=("", "_nominal"))``, built in
+    one go when both list the same keys in the same order (the lab's results do)."""
+    keys = frame[key].tolist()
+    if keys != nominal[key].tolist() or len(set(keys)) != len(keys):
+        return frame.merge(nominal[[key, *columns]], on=key, suffixes=("", "_nominal"))
+    data = {col: frame[col].to_numpy() if col != key else frame[col] for col in frame.columns}
+    data.update({f"{col}_nominal": nominal[col].to_numpy() for col in columns})
+    return pd.DataFrame(data, index=pd.RangeIndex(len(keys)))
+
+
+def _view(nominal, variant) -> dict:
+    """What the page derives from the two results: the what-broke summary, the headline
+    numbers and both tables ready to draw (cached per setting, so a repeat skips it)."""
+    board = variant.leaderboard
+    methods = board["method"].tolist()
+    accuracy = board["accuracy"].to_numpy(float)
+    nom_accuracy = dict(zip(nominal.leaderboard["method"].tolist(),
+                            nominal.leaderboard["accuracy"].tolist(), strict=True))
+    headline = {}
+    for m in ("dsnbf", "majority_vote"):
+        i = methods.index(m)
+        change = round(float(accuracy[i] - nom_accuracy[m]), 1) + 0.0  # no −0.0
+        headline[m] = (float(accuracy[i]), change, float(board["ci_low"].iloc[i]),
+                       float(board["ci_high"].iloc[i]))
+    best = board[board["method"] != "source_reachability"].sort_values(
+        "accuracy", ascending=False).iloc[0]
+    table = _with_nominal(board, nominal.leaderboard, "method", ["accuracy", "rank"])
+    table["change"] = table["accuracy"] - table["accuracy_nominal"]
+    board_view = table[list(BOARD_COLUMNS)].sort_values("accuracy", ascending=False)
+    src = _with_nominal(variant.sources, nominal.sources, "source",
+                        [c for c in nominal.sources.columns if c != "source"])
+    src["source"] = src["source"].map(SOURCE_LABELS)
+    src["accuracy_change"] = src["accuracy"] - src["accuracy_nominal"]
+    src = src[list(SOURCE_COLUMNS)]
+    return {"broke": what_broke(nominal, variant), "headline": headline,
+            "best": (str(best["method"]), float(best["accuracy"])),
+            "table": table, "n_rows": len(board_view), "src": src,
+            "board_shown": number_table(board_view, labels=BOARD_COLUMNS, formats={
+                "change": "{:+.1f}", "rank": "{:.0f}", "rank_nominal": "{:.0f}"}),
+            "src_shown": number_table(src, labels=SOURCE_COLUMNS,
+                                      formats={"accuracy_change": "{:+.1f}"})}
+
+
 @st.fragment
 def lab() -> None:
     """The knobs and everything they change (reruns on its own)."""
@@ -128,23 +183,21 @@ def lab() -> None:
         variant = lab_result(int(seed), float(bias), float(dropout), mix, ppd)
         elapsed = time.perf_counter() - t0
     nominal_setting = is_nominal(bias_scale=bias, dropout_scale=dropout, mix=mix)
-    broke = what_broke(nominal, variant)
+    setting = (int(seed), float(bias), float(dropout), mix, ppd)
+    view = cached_result("lab_view", setting, lambda: _view(nominal, variant))
+    broke = view["broke"]
 
     # ---------------------------------------------------------------- headline
     board = variant.leaderboard
-    nom_board = nominal.leaderboard.set_index("method")
-    ranked = board[board["method"] != "source_reachability"].sort_values("accuracy",
-                                                                          ascending=False)
-    best = ranked.iloc[0]
     h1, h2, h3, h4 = st.columns(4)
     for col, m in ((h1, "dsnbf"), (h2, "majority_vote")):
-        row = board.set_index("method").loc[m]
-        change = round(float(row["accuracy"] - nom_board.loc[m, "accuracy"]), 1) + 0.0  # no −0.0
-        col.metric(METHOD_LABELS[m].split(" (")[0], f"{row['accuracy']:.1f} %",
+        accuracy, change, ci_low, ci_high = view["headline"][m]
+        col.metric(METHOD_LABELS[m].split(" (")[0], f"{accuracy:.1f} %",
                    delta=None if nominal_setting else f"{change:+.1f} pp vs nominal",
-                   border=True, help=f"95 % CI [{row['ci_low']:.1f}, {row['ci_high']:.1f}]")
-    h3.metric("Best method here", METHOD_LABELS[best["method"]].split(" (")[0],
-              delta=f"{best['accuracy']:.1f} %", delta_color="off", delta_arrow="off",
+                   border=True, help=f"95 % CI [{ci_low:.1f}, {ci_high:.1f}]")
+    best_method, best_accuracy = view["best"]
+    h3.metric("Best method here", METHOD_LABELS[best_method].split(" (")[0],
+              delta=f"{best_accuracy:.1f} %", delta_color="off", delta_arrow="off",
               border=True)
     h4.metric("Test personas", f"{variant.n_test}", delta=f"of {3 * ppd} generated",
               delta_color="off", delta_arrow="off", border=True)
@@ -155,7 +208,6 @@ def lab() -> None:
     left, right = st.columns([3, 2])
     with left:
         st.subheader("Leaderboard", anchor=False)
-        setting = (int(seed), float(bias), float(dropout), mix, ppd)
         st.plotly_chart(cached_figure("lab_board", setting, lambda: lab_leaderboard_figure(
                             board, None if nominal_setting else nominal.leaderboard)),
                         key="lab_board", config=plotly_config(f"lab_leaderboard_{seed}"))
@@ -180,21 +232,10 @@ def lab() -> None:
         st.caption("Rank 1 is the best forced accuracy; Source Reachability (GT-aided) is not "
                    "ranked.")
 
-    table = board.merge(nominal.leaderboard[["method", "accuracy", "rank"]], on="method",
-                        suffixes=("", "_nominal"))
-    table["change"] = table["accuracy"] - table["accuracy_nominal"]
-    board_view = table[["label", "accuracy", "ci_low", "ci_high", "accuracy_nominal", "change",
-                         "rank", "rank_nominal", "selective_accuracy", "coverage"]].sort_values(
-        "accuracy", ascending=False)
-    st.dataframe(
-        table_style(board_view, formats={"change": "{:+.1f}", "rank": "{:.0f}",
-                                         "rank_nominal": "{:.0f}"}),
-        hide_index=True, width="stretch", height=table_height(len(board_view)),
-        column_config={"label": "method", "accuracy": "accuracy %", "ci_low": "CI low",
-                       "ci_high": "CI high", "accuracy_nominal": "nominal %", "change": "Δ pp",
-                       "rank": "rank", "rank_nominal": "nominal rank",
-                       "selective_accuracy": "+SKIP selective %",
-                       "coverage": "+SKIP coverage %"})
+    shown, config = view["board_shown"]
+    st.dataframe(shown, hide_index=True, width="stretch", height=table_height(view["n_rows"]),
+                 column_config=config)
+    table = view["table"]
     download_table(table, stem=f"lab_{seed}_b{bias:g}_d{dropout:g}", key="lab_dl_board",
                    what="Leaderboard")
 
@@ -206,13 +247,9 @@ def lab() -> None:
     st.plotly_chart(cached_figure("lab_sources", setting, lambda: source_shift_figure(
                         nominal.sources, variant.sources)), key="lab_sources",
                     config=plotly_config(f"lab_sources_{seed}"))
-    src = variant.sources.merge(nominal.sources, on="source", suffixes=("", "_nominal"))
-    src["source"] = src["source"].map(SOURCE_LABELS)
-    src["accuracy_change"] = src["accuracy"] - src["accuracy_nominal"]
-    src_cols = list(SOURCE_COLUMNS)
-    st.dataframe(table_style(src[src_cols], formats={"accuracy_change": "{:+.1f}"}),
-                 hide_index=True, width="stretch", column_config=SOURCE_COLUMNS)
-    download_table(src[src_cols], stem=f"lab_sources_{seed}_b{bias:g}_d{dropout:g}",
+    shown, config = view["src_shown"]
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+    download_table(view["src"], stem=f"lab_sources_{seed}_b{bias:g}_d{dropout:g}",
                    key="lab_dl_sources", what="Sources")
 
     # ---------------------------------------------------------------- grid (lazy)

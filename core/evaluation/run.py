@@ -12,6 +12,7 @@ from one fitted object; NBF+SKIP searches its own T jointly with θ, so it is fi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -95,6 +96,7 @@ def run_seed(
     methods: Sequence[str] | None = None,
     test_atoms: np.ndarray | None = None,
     train_index: np.ndarray | None = None,
+    parallel: bool = False,
 ) -> SeedRun:
     """Fit on train, calibrate on calibration, predict on test for one seed.
 
@@ -106,6 +108,10 @@ def run_seed(
     methods : names from :data:`FORCED_METHODS` + :data:`SELECTIVE_METHODS` (default: all).
     test_atoms : atoms to predict on for the test split (default: μ* of the test split).
     train_index : optional subset (positions within the train split) for size ablations.
+    parallel : fit DSNBF (the longest fit, mostly large NumPy operations that release the
+        GIL) in a second thread while this one fits the others. The fits share nothing and
+        draw from their own generators, so the result is the same; on a machine with an idle
+        core the wall time drops by about a third (the bias lab's cache miss).
     """
     wanted = list(methods) if methods is not None else list(FORCED_METHODS + SELECTIVE_METHODS)
     unknown = set(wanted) - set(FORCED_METHODS + SELECTIVE_METHODS)
@@ -128,21 +134,46 @@ def run_seed(
     def want(*names):
         return any(n in wanted for n in names)
 
-    simple = {"random": RandomGuess, "majority_class": MajorityClass, "ssb_global": SSBGlobal,
-              "majority_vote": MajorityVote, "bcf": BCF, "dawid_skene": DawidSkene}
-    for name, cls in simple.items():
-        if want(name):
-            models[name] = cls().fit(tr, ca)
-            preds[name] = models[name].predict(te_atoms)
-    for name, cls in (("ssb", SSB), ("abf", ABF), ("dsnbf", DSNBF)):
-        if want(name, name + "_skip"):
-            sel = want(name + "_skip")
-            m = cls(selective=sel).fit(tr, ca)
-            models[name] = m
-            p = m.predict(te_atoms)
-            preds[name] = _forced(p, name)
-            if sel:
-                preds[name + "_skip"] = p
+    def shared_fit(name, cls):
+        """Forced and selective variants of one fit: (model, {method: prediction})."""
+        sel = want(name + "_skip")
+        m = cls(selective=sel).fit(tr, ca)
+        p = m.predict(te_atoms)
+        return m, {name: _forced(p, name), **({name + "_skip": p} if sel else {})}
+
+    pool = ThreadPoolExecutor(max_workers=1) if parallel and want("dsnbf", "dsnbf_skip") else None
+    try:
+        dsnbf = pool.submit(shared_fit, "dsnbf", DSNBF) if pool is not None else None
+        simple = {"random": RandomGuess, "majority_class": MajorityClass,
+                  "ssb_global": SSBGlobal, "majority_vote": MajorityVote, "bcf": BCF,
+                  "dawid_skene": DawidSkene}
+        for name, cls in simple.items():
+            if want(name):
+                models[name] = cls().fit(tr, ca)
+                preds[name] = models[name].predict(te_atoms)
+        for name, cls in (("ssb", SSB), ("abf", ABF), ("dsnbf", DSNBF)):
+            if want(name, name + "_skip"):
+                if name == "dsnbf" and dsnbf is not None:
+                    models[name] = None  # keeps the insertion order; filled in below
+                    continue
+                models[name], fitted = shared_fit(name, cls)
+                preds.update(fitted)
+        _rest_of_seed(want, tr, ca, te_atoms, te_gt, models, preds)
+        if dsnbf is not None:
+            models["dsnbf"], fitted = dsnbf.result()
+            preds.update(fitted)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+    order = [m for m in FORCED_METHODS + SELECTIVE_METHODS if m in preds and m in wanted]
+    seed = int(personas["seed"].iloc[0])
+    return SeedRun(seed, personas[test_mask].reset_index(drop=True), te_gt, te_atoms,
+                   {m: preds[m] for m in order}, models)
+
+
+def _rest_of_seed(want, tr: Split, ca: Split, te_atoms: np.ndarray, te_gt: np.ndarray,
+                  models: dict, preds: dict) -> None:
+    """NBF, NBF+SKIP and Source Reachability of :func:`run_seed` (fills the two dicts)."""
     if want("nbf"):
         models["nbf"] = NBF().fit(tr, ca)
         preds["nbf"] = models["nbf"].predict(te_atoms)
@@ -154,10 +185,6 @@ def run_seed(
     if want("source_reachability_skip"):
         p = source_reachability(te_atoms, te_gt, skip_on_miss=True)
         preds["source_reachability_skip"] = replace(p, method="source_reachability_skip")
-    order = [m for m in FORCED_METHODS + SELECTIVE_METHODS if m in preds and m in wanted]
-    seed = int(personas["seed"].iloc[0])
-    return SeedRun(seed, personas[test_mask].reset_index(drop=True), te_gt, te_atoms,
-                   {m: preds[m] for m in order}, models)
 
 
 def run_testbed(tb: Testbed, *, methods: Sequence[str] | None = None,

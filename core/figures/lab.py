@@ -19,6 +19,7 @@ from plotly.subplots import make_subplots
 from core.evaluation.run import METHOD_LABELS
 from core.testbed.questions import SOURCE_LABELS, SOURCES
 
+from .fast import axis_refs, figure, subplot_grid
 from .style import (
     CURRENT_COLOR,
     METHOD_SHORT,
@@ -38,10 +39,20 @@ _NOMINAL_MARKER = {"symbol": "circle-open", "size": 11, "color": NOMINAL_COLOR,
 def _segments(x0: np.ndarray, x1: np.ndarray, y: Sequence) -> tuple[list, list]:
     """Line segments (x0 → x1 at each y) as one trace's coordinates with ``None`` breaks."""
     xs, ys = [], []
-    for a, b, c in zip(x0, x1, y, strict=True):
+    for a, b, c in zip(np.asarray(x0).tolist(), np.asarray(x1).tolist(), y, strict=True):
         xs += [a, b, None]
         ys += [c, c, None]
     return xs, ys
+
+
+def _error_x(high: np.ndarray, low: np.ndarray, x: np.ndarray) -> dict:
+    """Asymmetric horizontal error bars from ``x`` to the interval ends."""
+    return {"type": "data", "symmetric": False, "array": high - x, "arrayminus": x - low,
+            "color": REFERENCE_COLOR, "thickness": 1.5, "width": 4}
+
+
+def _nominal_marker() -> dict:
+    return {**_NOMINAL_MARKER, "line": dict(_NOMINAL_MARKER["line"])}
 
 
 def lab_leaderboard_figure(variant: pd.DataFrame, nominal: pd.DataFrame | None = None, *,
@@ -59,37 +70,36 @@ def lab_leaderboard_figure(variant: pd.DataFrame, nominal: pd.DataFrame | None =
     go.Figure
         Trace 0: grey segments nominal → variant; trace 1: the nominal accuracies (open grey
         circles); trace 2: this setting's accuracies with error bars to the interval ends.
-        Without ``nominal`` only the last trace.
+        Without ``nominal`` only the last trace. Built from dicts (:mod:`core.figures.fast`):
+        it is rebuilt on every new bias-lab setting.
     """
     v = variant.sort_values("accuracy", kind="stable")
-    labels = [METHOD_LABELS.get(m, m) for m in v["method"]]
+    methods = v["method"].tolist()
+    labels = [METHOD_LABELS.get(m, m) for m in methods]
     acc = v["accuracy"].to_numpy(float)
-    fig = go.Figure()
+    data = []
     if nominal is not None:
-        nom = nominal.set_index("method").reindex(v["method"])["accuracy"].to_numpy(float)
+        nom = nominal.set_index("method")["accuracy"].reindex(methods).to_numpy(float)
         xs, ys = _segments(nom, acc, labels)
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", showlegend=False,
-                                 line={"color": NOMINAL_COLOR, "width": 2},
-                                 hoverinfo="skip"))
-        fig.add_trace(go.Scatter(x=nom, y=labels, mode="markers",
-                                 name="nominal (bias 1, dropout 1, equal mix)",
-                                 marker=dict(_NOMINAL_MARKER),
-                                 hovertemplate="%{y}: nominal %{x:.1f} %<extra></extra>"))
-    fig.add_trace(go.Scatter(
-        x=acc, y=labels, mode="markers", name="this setting (95 % CI)",
-        marker={"size": 12, "color": [method_color(m) for m in v["method"]],
-                "line": {"width": 1, "color": "white"}},
-        error_x={"type": "data", "symmetric": False,
-                 "array": v["ci_high"].to_numpy(float) - acc,
-                 "arrayminus": acc - v["ci_low"].to_numpy(float),
-                 "color": REFERENCE_COLOR, "thickness": 1.5, "width": 4},
-        hovertemplate="%{y}: %{x:.1f} %<extra></extra>"))
-    fig.update_layout(**titled_layout(height=110 + 32 * len(v), title=title))
-    fig.update_xaxes(title_text="Forced macro accuracy on the seed's test split (%)",
-                     showgrid=True)
-    fig.update_yaxes(title_text="Method", automargin=True, categoryorder="array",
-                     categoryarray=labels)
-    return fig
+        data.append({"type": "scatter", "x": xs, "y": ys, "mode": "lines", "showlegend": False,
+                     "line": {"color": NOMINAL_COLOR, "width": 2}, "hoverinfo": "skip"})
+        data.append({"type": "scatter", "x": nom, "y": list(labels), "mode": "markers",
+                     "name": "nominal (bias 1, dropout 1, equal mix)",
+                     "marker": _nominal_marker(),
+                     "hovertemplate": "%{y}: nominal %{x:.1f} %<extra></extra>"})
+    data.append({"type": "scatter", "x": acc, "y": list(labels), "mode": "markers",
+                 "name": "this setting (95 % CI)",
+                 "marker": {"size": 12, "color": [method_color(m) for m in methods],
+                            "line": {"width": 1, "color": "white"}},
+                 "error_x": _error_x(v["ci_high"].to_numpy(float), v["ci_low"].to_numpy(float),
+                                     acc),
+                 "hovertemplate": "%{y}: %{x:.1f} %<extra></extra>"})
+    layout = titled_layout(height=110 + 32 * len(v), title=title)
+    layout["xaxis"] = {"title": {"text": "Forced macro accuracy on the seed's test split (%)"},
+                       "showgrid": True}
+    layout["yaxis"] = {"title": {"text": "Method"}, "automargin": True,
+                       "categoryorder": "array", "categoryarray": list(labels)}
+    return figure(data, layout)
 
 
 def source_shift_figure(nominal: pd.DataFrame, variant: pd.DataFrame, *,
@@ -107,42 +117,46 @@ def source_shift_figure(nominal: pd.DataFrame, variant: pd.DataFrame, *,
     go.Figure
         Two panels sharing the source axis (their x-axis titles name them): accuracy (left)
         and conflict rate (right). In each, grey segments and open grey circles mark nominal,
-        filled source-coloured dots this setting (accuracy with its Wilson interval).
+        filled source-coloured dots this setting (accuracy with its Wilson interval). Built
+        from dicts (:mod:`core.figures.fast`), with the axes of
+        ``make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.06)``.
     """
-    order = [s for s in SOURCES if s in set(variant["source"])]
+    present = set(variant["source"])
+    order = [s for s in SOURCES if s in present]
     a = nominal.set_index("source").reindex(order)
     b = variant.set_index("source").reindex(order)
     labels = [SOURCE_LABELS[s] for s in order]
     colors = [SOURCE_COLORS[s] for s in order]
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.06)
+    data = []
     for col, field in ((1, "accuracy"), (2, "conflict_rate")):
+        xref, yref = axis_refs(1, col, 2)
         x0, x1 = a[field].to_numpy(float), b[field].to_numpy(float)
         xs, ys = _segments(x0, x1, labels)
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", showlegend=False,
-                                 line={"color": NOMINAL_COLOR, "width": 2}, hoverinfo="skip"),
-                      row=1, col=col)
-        fig.add_trace(go.Scatter(x=x0, y=labels, mode="markers", name="nominal",
-                                 showlegend=col == 1, legendgroup="nominal",
-                                 marker=dict(_NOMINAL_MARKER),
-                                 hovertemplate="%{y}: nominal %{x:.1f} %<extra></extra>"),
-                      row=1, col=col)
-        err = None
+        data.append({"type": "scatter", "x": xs, "y": ys, "mode": "lines", "showlegend": False,
+                     "line": {"color": NOMINAL_COLOR, "width": 2}, "hoverinfo": "skip",
+                     "xaxis": xref, "yaxis": yref})
+        data.append({"type": "scatter", "x": x0, "y": list(labels), "mode": "markers",
+                     "name": "nominal", "showlegend": col == 1, "legendgroup": "nominal",
+                     "marker": _nominal_marker(),
+                     "hovertemplate": "%{y}: nominal %{x:.1f} %<extra></extra>",
+                     "xaxis": xref, "yaxis": yref})
+        trace = {"type": "scatter", "x": x1, "y": list(labels), "mode": "markers",
+                 "name": "this setting", "showlegend": col == 1, "legendgroup": "variant",
+                 "marker": {"size": 12, "color": list(colors)},
+                 "hovertemplate": "%{y}: %{x:.1f} %<extra></extra>",
+                 "xaxis": xref, "yaxis": yref}
         if field == "accuracy":
-            err = {"type": "data", "symmetric": False,
-                   "array": b["acc_high"].to_numpy(float) - x1,
-                   "arrayminus": x1 - b["acc_low"].to_numpy(float),
-                   "color": REFERENCE_COLOR, "thickness": 1.5, "width": 4}
-        fig.add_trace(go.Scatter(x=x1, y=labels, mode="markers", name="this setting",
-                                 showlegend=col == 1, legendgroup="variant",
-                                 marker={"size": 12, "color": colors}, error_x=err,
-                                 hovertemplate="%{y}: %{x:.1f} %<extra></extra>"),
-                      row=1, col=col)
-    fig.update_layout(**titled_layout(height=120 + 46 * len(order), title=title))
-    fig.update_xaxes(title_text="Accuracy when answering (%)", row=1, col=1)
-    fig.update_xaxes(title_text="Conflict rate (%)", row=1, col=2)
-    fig.update_yaxes(title_text="Source", autorange="reversed", automargin=True, row=1, col=1)
-    fig.update_yaxes(autorange="reversed", row=1, col=2)
-    return fig
+            trace["error_x"] = _error_x(b["acc_high"].to_numpy(float),
+                                        b["acc_low"].to_numpy(float), x1)
+        data.append(trace)
+    layout = titled_layout(height=120 + 46 * len(order), title=title)
+    layout.update(subplot_grid(1, 2, horizontal_spacing=0.06))
+    layout["yaxis2"].update(matches="y", showticklabels=False)  # shared_yaxes=True
+    layout["xaxis"]["title"] = {"text": "Accuracy when answering (%)"}
+    layout["xaxis2"]["title"] = {"text": "Conflict rate (%)"}
+    layout["yaxis"].update(title={"text": "Source"}, autorange="reversed", automargin=True)
+    layout["yaxis2"]["autorange"] = "reversed"
+    return figure(data, layout)
 
 
 def grid_figure(mean: pd.DataFrame, methods: Sequence[str], *,

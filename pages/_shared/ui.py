@@ -14,8 +14,8 @@ from pandas.io.formats.style import Styler
 from core.figures.style import LATENT_COLOR, SOURCE_COLORS
 from core.testbed.questions import SOURCE_LABELS
 
-__all__ = ["csv_bytes", "download_table", "escape_markdown", "parquet_bytes", "plotly_config",
-           "source_chip", "table_height", "table_style"]
+__all__ = ["csv_bytes", "download_table", "escape_markdown", "number_table", "parquet_bytes",
+           "plotly_config", "source_chip", "table_height", "table_style"]
 
 
 #: Characters that Streamlit's markdown (CommonMark, GitHub tables, :icon: and :color[]
@@ -95,6 +95,51 @@ def table_style(frame: pd.DataFrame, *, formats: Mapping[str, str] | None = None
             shown[col] = [("—" if pd.isna(v) else fmt.format(v)) for v in shown[col]]
             del fmts[col]
     return shown.style.format({c: f for c, f in fmts.items() if c in shown}, na_rep="—")
+
+
+_FIXED = re.compile(r"^\{:(\+?)\.(\d+)f\}$")
+
+
+def number_table(frame: pd.DataFrame, *, formats: Mapping[str, str] | None = None,
+                 default: str = "{:.1f}", labels: Mapping[str, str] | None = None,
+                 ) -> tuple[pd.DataFrame, dict]:
+    """:func:`table_style`'s look without a Styler: a display copy and its ``column_config``.
+
+    Marshalling a Styler costs ``st.dataframe`` 10–20 ms per table on every rerun; this
+    returns a plain frame and column settings instead. Float columns whose format is fixed-
+    point (``"{:.1f}"``, ``"{:+.1f}"``, ``"{:.0f}"`` …) are rounded here, with Python's own
+    formatting, to the digits shown, and the browser prints them with the same printf format,
+    so every digit is Python's and the column still sorts as numbers (a rounded −0.0 shows
+    as 0.0). Float columns with missing values, or another format, become text as in
+    :func:`table_style`, with an em dash for the gaps. ``labels`` are the column titles
+    (``column_config`` strings); downloads should use the frame itself.
+
+    Examples
+    --------
+    >>> shown, config = number_table(pd.DataFrame({"m": ["a"], "acc": [82.25], "d": [-0.01]}),
+    ...                              formats={"d": "{:+.1f}"}, labels={"acc": "accuracy %"})
+    >>> shown["acc"].tolist(), shown["d"].tolist(), config["acc"]["label"]
+    ([82.2], [0.0], 'accuracy %')
+    """
+    labels = dict(labels or {})
+    config: dict = dict(labels)
+    columns = {}
+    for col in frame.columns:
+        values = frame[col]
+        fmt = (formats or {}).get(col, default)
+        if not pd.api.types.is_float_dtype(values):
+            columns[col] = values
+            continue
+        raw = values.to_numpy().tolist()
+        fixed = _FIXED.match(fmt)
+        if fixed is None or values.isna().any():
+            columns[col] = [("—" if pd.isna(v) else fmt.format(v)) for v in raw]
+            continue
+        digits = "{:." + fixed.group(2) + "f}"
+        columns[col] = [float(digits.format(v)) + 0.0 for v in raw]
+        config[col] = st.column_config.NumberColumn(
+            labels.get(col), format=f"%{fixed.group(1)}.{fixed.group(2)}f")
+    return pd.DataFrame(columns, index=frame.index), config
 
 
 def table_height(n_rows: int) -> int:
