@@ -9,6 +9,11 @@
    (``pages/_shared/preload.py`` says why);
 3. hands over to ``streamlit run app.py`` with the options given.
 
+BLAS runs single-threaded (``OPENBLAS_NUM_THREADS`` and friends default to 1 here, before
+NumPy loads): the pages' matrix products are small, and on a shared two-core server the
+OpenBLAS worker threads only spin against the other sessions' script threads. The results do
+not change. Set the variables yourself to override.
+
 With ``ARBITER_TIMING_LOG=PATH`` set, every script run (full page runs and fragment reruns)
 appends one tab-separated line to PATH: wall time, page, ``full``/``fragment``, seconds of
 script time, status (see ``pages/_shared/timing.py``).
@@ -22,6 +27,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # before anything imports NumPy (see the docstring)
 
 
 def _ensure_store() -> None:
