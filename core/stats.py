@@ -19,6 +19,17 @@ from scipy.stats import beta, norm
 __all__ = ["exact_interval", "wilson_interval"]
 
 
+def _counts(k, n, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """``k`` and ``n`` as float arrays, checked (``0 ≤ k ≤ n``, level in (0, 1))."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    k = np.asarray(k, float)
+    n = np.asarray(n, float)
+    if np.any(k < 0) or np.any(k > n):
+        raise ValueError("need 0 <= k <= n")
+    return k, n
+
+
 def wilson_interval(k, n, *, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval (low, high) for k successes in n trials, elementwise.
 
@@ -28,12 +39,7 @@ def wilson_interval(k, n, *, level: float = 0.95) -> tuple[np.ndarray, np.ndarra
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.4902, 0.9433)
     """
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
-    k = np.asarray(k, float)
-    n = np.asarray(n, float)
-    if np.any(k < 0) or np.any(k > n):
-        raise ValueError("need 0 <= k <= n")
+    k, n = _counts(k, n, level)
     z = norm.ppf(0.5 + level / 2)
     z2 = z * z
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -56,12 +62,7 @@ def exact_interval(k, n, *, level: float = 0.95) -> tuple[np.ndarray, np.ndarray
     >>> [float(v) for v in exact_interval(0, 0)]
     [0.0, 1.0]
     """
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
-    k = np.asarray(k, float)
-    n = np.asarray(n, float)
-    if np.any(k < 0) or np.any(k > n):
-        raise ValueError("need 0 <= k <= n")
+    k, n = _counts(k, n, level)
     a = (1.0 - level) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         lo = np.where(k > 0, beta.ppf(a, np.maximum(k, 1e-12), n - k + 1.0), 0.0)

@@ -248,6 +248,26 @@ def _size_measure(fa: FrameArrays, prior_unmatched_true: float,
     return fa.w * np.abs(fa.c_a - fa.c_b) * np.sqrt(p * (1.0 - p))
 
 
+def _stratified_design(fa: FrameArrays, design: str, high_threshold: float,
+                       prior_unmatched_true: float, prior_matched_false: float):
+    """Strata, their sizes and allocation priorities of the stratified or SRS design.
+
+    Priority ∝ N_h · √(mean size²) in the stratum (the size measure's RMS), which
+    :func:`design_allocation` turns into the per-stratum budget (Algorithm 1 step 1).
+    """
+    if design == "stratified":
+        strata = _strata(fa, high_threshold)
+    elif design == "srs":
+        strata = np.zeros(fa.n, np.int64)
+    else:
+        raise ValueError(f"design must be 'stratified', 'srs' or 'pps', got {design!r}")
+    n_h = np.bincount(strata, minlength=strata.max() + 1)
+    size = _size_measure(fa, prior_unmatched_true, prior_matched_false)
+    prio = np.sqrt(np.bincount(strata, weights=size**2, minlength=n_h.size)
+                   / np.maximum(n_h, 1)) * n_h
+    return strata, n_h, prio
+
+
 def design_allocation(budget: int, sizes, priority, *, min_per: int = 2) -> np.ndarray:
     """Allocate ``budget`` draws to strata of ``sizes`` ∝ ``priority`` (capped at the size).
 
@@ -344,15 +364,8 @@ def _draw(fa: FrameArrays, rng: np.random.Generator, *, reps: int, budget: int, 
                       scale=np.maximum(n_use, 1).astype(float)[:, None], q=p,
                       strata=np.zeros(n, np.int64), with_replacement=True,
                       incomplete=n_use < 2)
-    if design == "stratified":
-        strata = _strata(fa, high_threshold)
-    elif design == "srs":
-        strata = np.zeros(n, np.int64)
-    else:
-        raise ValueError(f"design must be 'stratified', 'srs' or 'pps', got {design!r}")
-    n_h = np.bincount(strata, minlength=strata.max() + 1)
-    prio = np.sqrt(np.bincount(strata, weights=size**2, minlength=n_h.size)
-                   / np.maximum(n_h, 1)) * n_h
+    strata, n_h, prio = _stratified_design(fa, design, high_threshold, prior_unmatched_true,
+                                           prior_matched_false)
     alloc = design_allocation(budget, n_h, prio)
     attempted = _smallest_per_stratum(rng.random((reps, n)), strata, alloc)
     if budget_kind == "usable":
@@ -933,11 +946,8 @@ def walk_algorithm1(frame: pd.DataFrame, *, budget_steps=(20, 35, 50, 80, 120), 
     aux, aux_origin = _repair_aux(frame, fa, b, source_frame, repair_aux)
     rng = np.random.default_rng(seed)
     n = fa.n
-    strata = _strata(fa, high_threshold) if design == "stratified" else np.zeros(n, np.int64)
-    n_h = np.bincount(strata, minlength=strata.max() + 1)
-    size = _size_measure(fa, prior_unmatched_true, prior_matched_false)
-    prio = np.sqrt(np.bincount(strata, weights=size**2, minlength=n_h.size)
-                   / np.maximum(n_h, 1)) * n_h
+    strata, n_h, prio = _stratified_design(fa, design, high_threshold, prior_unmatched_true,
+                                           prior_matched_false)
     order = np.argsort(rng.random(n) + 2.0 * strata, kind="stable")
     start = np.concatenate([[0], np.cumsum(n_h)[:-1]])
     rank = np.empty(n, np.int64)
@@ -1073,11 +1083,8 @@ def simulate_walks(frame: pd.DataFrame, *, budget_steps=(10, 20, 30, 40, 50, 75,
                            rule_a=rule_a, rule_b=rule_b)
     rng = np.random.default_rng(seed)
     R, n = int(reps), fa.n
-    strata = _strata(fa, high_threshold) if design == "stratified" else np.zeros(n, np.int64)
-    n_h = np.bincount(strata, minlength=strata.max() + 1)
-    size = _size_measure(fa, prior_unmatched_true, prior_matched_false)
-    prio = np.sqrt(np.bincount(strata, weights=size**2, minlength=n_h.size)
-                   / np.maximum(n_h, 1)) * n_h
+    strata, n_h, prio = _stratified_design(fa, design, high_threshold, prior_unmatched_true,
+                                           prior_matched_false)
     keys = rng.random((R, n))
     ok_item = rng.random((R, n)) >= insufficient_rate
     _, c_codes = np.unique(fa.cluster, return_inverse=True)
