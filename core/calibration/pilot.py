@@ -350,8 +350,8 @@ def _draw(fa: FrameArrays, rng: np.random.Generator, *, reps: int, budget: int, 
           budget_kind: str, insufficient_rate: float, high_threshold: float,
           prior_unmatched_true: float, prior_matched_false: float) -> _Draws:
     n = fa.n
-    size = _size_measure(fa, prior_unmatched_true, prior_matched_false)
     if design == "pps":
+        size = _size_measure(fa, prior_unmatched_true, prior_matched_false)
         p = size + 1e-3 * size.mean() + 1e-12
         p = p / p.sum()
         idx = np.minimum(np.searchsorted(np.cumsum(p), rng.random((reps, budget))), n - 1)

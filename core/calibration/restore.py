@@ -840,11 +840,10 @@ def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: 
     v1 = np.asarray(v, float)
     if v1.ndim == 1:  # shared weights: the solver's fast path (reductions over x and v once)
         a, g, conv = fit_monotone_batch(x, v1, t @ v1, t @ (v1 * x), bound=bound)
+    else:
+        a, g, conv = fit_monotone_batch(x[None, :], v1, (v1 * t).sum(1),
+                                        (v1 * x[None, :] * t).sum(1), bound=bound)
     v = np.broadcast_to(v1, (R, n))
-    vx = v * x[None, :]
-    if v1.ndim != 1:
-        a, g, conv = fit_monotone_batch(x[None, :], v, (v * t).sum(1), (vx * t).sum(1),
-                                        bound=bound)
     status = np.zeros(R, np.int64)
     rows = np.flatnonzero(_on_box(a, g, conv, bound, max_gamma))
     if rows.size:
