@@ -58,6 +58,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from core.frozen import FrozenDict
+
 __all__ = [
     "DEFAULT_SCENARIO",
     "PROVENANCE_TYPES",
@@ -356,5 +358,5 @@ def generate_scenario(config: ScenarioConfig = DEFAULT_SCENARIO) -> pd.DataFrame
     })
     for j in range(k):
         frame[f"q_{j + 1}"] = q[:, j]
-    frame.attrs["scenario_config"] = c.to_dict()
+    frame.attrs["scenario_config"] = FrozenDict(c.to_dict())  # cheap to copy (core.frozen)
     return frame
