@@ -37,7 +37,7 @@ MODULES: tuple[str, ...] = (
     "plotly.graph_objects", "plotly.subplots", "streamlit",
     *_core_modules(),
     "pages._shared.cache", "pages._shared.params", "pages._shared.ui", "pages._shared.store",
-    "pages._shared.evaluation", "pages._shared.seed003",
+    "pages._shared.workers", "pages._shared.evaluation", "pages._shared.seed003",
 )
 
 for _name in MODULES:
