@@ -328,3 +328,24 @@ def test_subplot_grid_matches_make_subplots(rows, cols, h, v):
     for a, b in zip(got["annotations"], ref["annotations"], strict=True):
         assert a["text"] == b["text"]
         assert np.isclose(a["x"], b["x"]) and np.isclose(a["y"], b["y"])
+
+
+def test_figures_carry_an_empty_template_not_plotlys_default():
+    """The app draws with Streamlit's theme; Plotly's default template (6.5 kB) would be copied
+    into every figure on every draw (core.figures.style.base_layout)."""
+    import json
+
+    import plotly.graph_objects as go
+
+    from core.figures.fast import figure
+    from core.figures.style import base_layout, titled_layout
+
+    assert base_layout(height=300)["template"] == "none"
+    assert titled_layout(height=300, title="t")["template"] == "none"
+    default = len(json.dumps(go.Figure().to_dict()["layout"]["template"]))
+    built = [go.Figure(layout=base_layout(height=300)), figure([], base_layout(height=300))]
+    fig = go.Figure()
+    fig.update_layout(**base_layout(height=300))
+    for f in (*built, fig):
+        size = len(json.dumps(f.to_dict()["layout"]["template"]))
+        assert size < 100 < default

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 __all__ = ["axis_refs", "figure", "subplot_grid"]
 
@@ -34,7 +35,10 @@ def figure(data: Iterable[Mapping], layout: Mapping) -> go.Figure:
     >>> fig.data[0].name, fig.layout.height
     ('n', 200)
     """
-    return go.Figure(data=[dict(t) for t in data], layout=dict(layout), _validate=False)
+    lay = dict(layout)
+    if isinstance(lay.get("template"), str):  # a name: unvalidated figures do not resolve it
+        lay["template"] = pio.templates[lay["template"]].to_plotly_json()
+    return go.Figure(data=[dict(t) for t in data], layout=lay, _validate=False)
 
 
 def axis_refs(row: int, col: int, cols: int) -> tuple[str, str]:

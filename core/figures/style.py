@@ -102,8 +102,17 @@ WEEKEND_FILL = "rgba(120, 130, 145, 0.07)"
 
 
 def base_layout(*, height: int, title: str | None = None) -> dict:
-    """Layout defaults shared by the figure builders (margins, fonts, legend on top)."""
+    """Layout defaults shared by the figure builders (margins, fonts, legend on top).
+
+    The template is Plotly's empty one, ``"none"``. Without it, Plotly copies its default
+    template (style defaults for some forty trace types, 6.5 kB of JSON) into every figure,
+    and that copy was most of each chart's cost per rerun (``to_dict`` 7 ms of a 2 × 3
+    grid, twice per draw). The app draws with ``theme="streamlit"``, whose colours, fonts
+    and grid come from the visitor's Streamlit theme (light or dark), not from a Plotly
+    template; a downloaded HTML figure gets plotly.js's own defaults.
+    """
     layout = {
+        "template": "none",
         "height": height,
         "margin": {"l": 10, "r": 10, "t": 60 if title else 30, "b": 30},
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0,
