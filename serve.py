@@ -14,6 +14,10 @@ NumPy loads): the pages' matrix products are small, and on a shared two-core ser
 OpenBLAS worker threads only spin against the other sessions' script threads. The results do
 not change. Set the variables yourself to override.
 
+``ARBITER_WORKERS`` defaults to the number of cores, at most 2: the worker processes that
+compute the pages' heavy cache misses (pilot simulations, bias-lab refits) outside the
+server's interpreter lock (``pages/_shared/workers.py``; 0 turns the pool off).
+
 With ``ARBITER_TIMING_LOG=PATH`` set, every script run (full page runs and fragment reruns)
 appends one tab-separated line to PATH: wall time, page, ``full``/``fragment``, seconds of
 script time, status (see ``pages/_shared/timing.py``).
@@ -30,6 +34,8 @@ ROOT = Path(__file__).resolve().parent
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # before anything imports NumPy (see the docstring)
+#: worker processes for the pages' heavy cache misses (``pages/_shared/workers.py``)
+os.environ.setdefault("ARBITER_WORKERS", str(min(2, os.cpu_count() or 1)))
 
 
 def _ensure_store() -> None:

@@ -3,7 +3,7 @@
 ``python benchmarks/bench_lab.py [--repeat 9] [--seed S] [--personas 160] [--n-boot 200]``
 
 What the page pays when a visitor moves the bias or dropout slider to a value the server has
-not computed yet (``pages/_shared/evaluation.py::lab_result`` → ``core.evaluation.lab.run_lab``,
+not computed yet (``pages/_shared/evaluation.py::lab_pair`` → ``core.evaluation.lab.run_lab``,
 then ``core.figures.lab``): the nominal setting of the seed is computed first, as the page does,
 then every repetition asks for a **new** bias scale (0.05 steps, never repeated), so nothing
 is served from a result cache. Printed per step, min and median over the repetitions, wall

@@ -1,10 +1,10 @@
 """Bias lab: regenerate one seed under new distortion knobs, refit every resolver, compare.
 
 Thin glue: sliders → :func:`core.evaluation.lab.run_lab` (through the cached
-``pages._shared.evaluation.lab_result``, keyed on the small knobs only) →
+``pages._shared.evaluation.lab_pair``, keyed on the small knobs only) →
 :func:`~core.evaluation.lab.what_broke` → figures of ``core.figures.lab``.
 
-Hot path: a slider change costs one cache miss of ``lab_result`` for the new setting (the
+Hot path: a slider change costs one cache miss of ``lab_pair`` for the new setting (the
 nominal setting is cached once per seed): re-project the seed's sources (its personas and
 events are reused), compute GT and μ*, fit, calibrate and score all 16 methods (DSNBF in a
 second thread), bootstrap 200 replicates (``benchmarks/bench_lab.py``: ≈ 0.15–0.2 s), then
@@ -53,7 +53,7 @@ from pages._shared import (
     url_slider,
 )
 from pages._shared.cache import cached_figure, cached_result
-from pages._shared.evaluation import lab_grid, lab_personas, lab_result
+from pages._shared.evaluation import lab_grid, lab_pair, lab_personas
 
 st.set_page_config(layout="wide", page_title="Bias lab · Arbiter", page_icon=":material/science:")
 
@@ -179,8 +179,7 @@ def lab() -> None:
 
     with st.spinner(f"Regenerating seed {seed} and refitting every resolver…", show_time=True):
         t0 = time.perf_counter()
-        nominal = lab_result(int(seed), 1.0, 1.0, (1.0, 1.0, 1.0), ppd)
-        variant = lab_result(int(seed), float(bias), float(dropout), mix, ppd)
+        nominal, variant = lab_pair(int(seed), float(bias), float(dropout), mix, ppd)
         elapsed = time.perf_counter() - t0
     nominal_setting = is_nominal(bias_scale=bias, dropout_scale=dropout, mix=mix)
     setting = (int(seed), float(bias), float(dropout), mix, ppd)

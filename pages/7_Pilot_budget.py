@@ -51,6 +51,7 @@ from pages._shared import (
     url_slider,
 )
 from pages._shared.cache import cached_figure
+from pages._shared.params import current
 from pages._shared.seed003 import (
     NQ_CONSTANT_RULES,
     NQ_LOCATION_RULES,
@@ -58,9 +59,8 @@ from pages._shared.seed003 import (
     download_row,
     load_nq_rules,
     load_scenario,
-    run_budget_curve,
+    pilot_results,
     run_judge_check,
-    run_pilots,
     run_real_pilot,
     run_walk,
     scenario_controls,
@@ -118,6 +118,11 @@ if open_page("pilot", [P_BUDGET, P_REPS, P_DESIGN, P_KIND, *scenario_params("pb"
     st.session_state["pb_nq_open"] = True  # a link that names the NQ rules opens their section
 
 
+def walk_design_of(design: str) -> str:
+    """The design of the Algorithm 1 walk: PPS has no nested looks, so it walks stratified."""
+    return design if design in ("stratified", "srs") else "stratified"
+
+
 @st.fragment
 def panel() -> None:
     """The pilot settings and everything they change (reruns on its own)."""
@@ -146,8 +151,8 @@ def panel() -> None:
         knobs = scenario_controls("pb", columns=4)
     k = tuple(float(v) for v in knobs.values())
 
-    sim = run_pilots(*k, budget, reps, design, kind)
-    curve = run_budget_curve(*k, CURVE_BUDGETS, reps, design, kind)
+    walk_ahead = (int(current(P_WALK)), WALK_STEPS, walk_design_of(design))  # same batch
+    sim, curve = pilot_results(*k, budget, reps, design, kind, CURVE_BUDGETS, walk=walk_ahead)
     summ = sim.summary().set_index("estimator")
     hum, tri = summ.loc["human_only"], summ.loc["trisource"]
 
@@ -317,7 +322,7 @@ def walk_panel(k: tuple[float, ...], design: str) -> None:
     with w1:
         walk_seed = int(url_number(P_WALK, "Pilot number",
                                         help="Which simulated pilot to follow (its random seed)."))
-    walk_design = design if design in ("stratified", "srs") else "stratified"
+    walk_design = walk_design_of(design)
     walk = run_walk(*k, walk_seed, WALK_STEPS, walk_design)
     with w2:
         st.caption(

@@ -13,7 +13,7 @@ the class; DSNBF's class prior and stratified tables then fall back to their smo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 import numpy as np
@@ -104,8 +104,12 @@ class LabResult:
 
 def run_lab(*, seed: int, bias_scale: float = 1.0, dropout_scale: float = 1.0,
             mix: tuple[float, float, float] = (1.0, 1.0, 1.0),
-            personas_per_difficulty: int = 160, n_boot: int = 300) -> LabResult:
+            personas_per_difficulty: int = 160, n_boot: int = 300,
+            keep_models: bool = True) -> LabResult:
     """Generate one seed with these knobs and mix, fit every resolver, score the test split.
+
+    ``keep_models=False`` drops the fitted models from ``run`` (the bias lab reads the
+    leaderboard and the sources only, and a result without them pickles to about 0.7 MB).
 
     The bias lab's cache miss (``benchmarks/bench_lab.py``): the seed's knob-free layers come
     from :func:`~core.testbed.generate.generate`'s cache, DSNBF is fitted in a second thread
@@ -138,6 +142,8 @@ def run_lab(*, seed: int, bias_scale: float = 1.0, dropout_scale: float = 1.0,
     board["rank"] = ranked["accuracy"].rank(ascending=False, method="min")
     sources = source_summary(run.atoms, run.gt)
     sources[["coverage", "conflict_rate", "accuracy", "acc_low", "acc_high"]] *= 100
+    if not keep_models:
+        run = replace(run, models={})
     return LabResult(board, sources, len(run.personas), run)
 
 

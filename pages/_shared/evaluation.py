@@ -12,14 +12,13 @@ frame as an argument, and every cache is bounded (``max_entries``). Small frames
   refitted on one seed, for its learned confusion tables), :func:`load_selective_runs` and
   :func:`load_sweep` (a selective method refitted on every seed, for its skip rule),
   :func:`load_persona_predictions`.
-* Store-free: :func:`lab_result` (one bias-lab setting of one seed) and :func:`lab_grid` (the
-  3 × 3 bias × dropout grid of one seed).
+* Store-free: :func:`lab_pair` (the nominal and one bias-lab setting of one seed) and
+  :func:`lab_grid` (the 3 × 3 bias × dropout grid of one seed).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -45,13 +44,14 @@ from core.testbed.config import TestbedConfig
 
 from .cache import shared_cache
 from .store import get_connection
+from .workers import Call, cached_calls, result_store
 
 __all__ = [
     "LAB_N_BOOT",
     "fit_nbf",
     "lab_grid",
+    "lab_pair",
     "lab_personas",
-    "lab_result",
     "load_cached_runs",
     "load_main_table",
     "load_persona_predictions",
@@ -162,17 +162,38 @@ def load_persona_predictions(path: str, stamp: int, seed: int,
 
 
 # ---------------------------------------------------------------- bias lab (no store)
-@shared_cache(max_entries=48)
-def lab_result(seed: int, bias_scale: float, dropout_scale: float,
-               mix: tuple[float, float, float], personas_per_difficulty: int,
-               n_boot: int = LAB_N_BOOT) -> LabResult:
-    """:func:`core.evaluation.lab.run_lab` for one setting; the fitted models are dropped
-    before caching (the page reads the leaderboard and the sources only)."""
-    res = run_lab(seed=int(seed), bias_scale=float(bias_scale),
-                  dropout_scale=float(dropout_scale),
-                  mix=tuple(float(w) for w in mix),
-                  personas_per_difficulty=int(personas_per_difficulty), n_boot=int(n_boot))
-    return replace(res, run=replace(res.run, models={}))
+#: Bias-lab settings kept across sessions (each result about 0.7 MB).
+LAB_STORE_ENTRIES = 48
+
+
+def _lab_key(seed, bias_scale, dropout_scale, mix, personas_per_difficulty, n_boot) -> tuple:
+    return (int(seed), float(bias_scale), float(dropout_scale),
+            tuple(float(w) for w in mix), int(personas_per_difficulty), int(n_boot))
+
+
+def _lab_call(key: tuple) -> Call:
+    seed, bias, dropout, mix, ppd, n_boot = key
+    return Call(run_lab, (), dict(seed=seed, bias_scale=bias, dropout_scale=dropout, mix=mix,
+                                  personas_per_difficulty=ppd, n_boot=n_boot,
+                                  keep_models=False))
+
+
+def lab_pair(seed: int, bias_scale: float, dropout_scale: float,
+             mix: tuple[float, float, float], personas_per_difficulty: int,
+             n_boot: int = LAB_N_BOOT) -> tuple[LabResult, LabResult]:
+    """The nominal setting and this one: :func:`core.evaluation.lab.run_lab` of each.
+
+    Shared by every session under the small knobs; misses run on the worker pool
+    (:mod:`pages._shared.workers`), both at once when both are new. The fitted models are
+    dropped (the page reads the leaderboard and the sources only).
+    """
+    nominal = _lab_key(seed, 1.0, 1.0, (1.0, 1.0, 1.0), personas_per_difficulty, n_boot)
+    variant = _lab_key(seed, bias_scale, dropout_scale, mix, personas_per_difficulty, n_boot)
+    calls = {"nominal": (nominal, lambda: _lab_call(nominal))}
+    if variant != nominal:
+        calls["variant"] = (variant, lambda: _lab_call(variant))
+    out = cached_calls(result_store("lab", LAB_STORE_ENTRIES), calls)
+    return out["nominal"], out.get("variant", out["nominal"])
 
 
 @shared_cache(max_entries=8)

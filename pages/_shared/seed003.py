@@ -67,6 +67,7 @@ from core.calibration.scenario import (
     generate_scenario,
     transfer_config,
 )
+from core.calibration.scenario_runs import curve_for, pilots_for, walk_for
 from core.calibration.smooth import (
     SmoothBand,
     SmoothReliability,
@@ -83,6 +84,7 @@ from .cache import shared_cache
 from .params import url_slider
 from .store import get_connection, public_message, store_guard
 from .ui import csv_bytes, escape_markdown, parquet_bytes, plotly_config
+from .workers import Call, cached_calls, result_store, worker_count
 
 __all__ = [
     "BRIDGE_METHODS",
@@ -98,12 +100,13 @@ __all__ = [
     "load_nq301",
     "load_nq_rules",
     "load_scenario",
-    "nq_answers_or_stop",
     "load_seed000_runs",
+    "nq_answers_or_stop",
+    "pilot_results",
     "read_upload",
     "reliability_view",
     "rule_frame",
-    "run_budget_curve",
+    "run_judge_check",
     "run_pilots",
     "run_real_pilot",
     "run_rule_pairs",
@@ -295,51 +298,117 @@ def load_bridge(path: str, stamp: int, method: str,
 
 
 # ---------------------------------------------------------------- pilots
-@shared_cache(max_entries=24, spinner="Simulating pilots…")
+#: Results kept across sessions by the pilot glue (each a few hundred kB).
+PILOT_STORE_ENTRIES = 96
+
+
+def _pilot_store():
+    return result_store("pilots", PILOT_STORE_ENTRIES)
+
+
+def _scenario_call(kind: str, knobs: tuple[float, ...], **kwargs) -> Call:
+    """The call of ``kind`` ("pilots", "curve" or "walk") on the scenario of ``knobs``.
+
+    With a worker pool the call carries the configuration only (the worker generates the
+    frames, :mod:`core.calibration.scenario_runs`); without one it uses this process's
+    cached frames. Both give the same result.
+    """
+    if worker_count() > 0:
+        fn = {"pilots": pilots_for, "curve": curve_for, "walk": walk_for}[kind]
+        return Call(fn, (scenario_config(**dict(zip(_KNOB_NAMES, knobs, strict=True))),),
+                    kwargs)
+    fn = {"pilots": simulate_pilots, "curve": budget_curve, "walk": walk_algorithm1}[kind]
+    return Call(fn, (load_scenario(*knobs),),
+                {**kwargs, "source_frame": load_transfer_scenario(*knobs)})
+
+
+_KNOB_NAMES = ("omission_rate", "false_match_rate", "discrimination", "judge_quality")
+
+
+def _knobs(*values: float) -> tuple[float, float, float, float]:
+    return tuple(float(v) for v in values)  # type: ignore[return-value]
+
+
+def _pilots_entry(knobs, budget: int, reps: int, design: str, budget_kind: str,
+                  seed: int = 0) -> tuple[tuple, Callable[[], Call]]:
+    key = (*knobs, int(budget), int(reps), design, budget_kind, int(seed))
+    return key, lambda: _scenario_call("pilots", knobs, budget=int(budget), reps=int(reps),
+                                       design=design, budget_kind=budget_kind, seed=int(seed),
+                                       heldout=True)
+
+
+def _curve_entry(knobs, budgets: tuple[int, ...], reps: int, design: str,
+                 budget_kind: str) -> tuple[tuple, Callable[[], Call]]:
+    budgets = tuple(int(b) for b in budgets)
+    key = (*knobs, budgets, int(reps), design, budget_kind)
+    return key, lambda: _scenario_call("curve", knobs, budgets=budgets, reps=int(reps),
+                                       design=design, budget_kind=budget_kind, seed=0)
+
+
+def _walk_entry(knobs, seed: int, budget_steps: tuple[int, ...],
+                design: str) -> tuple[tuple, Callable[[], Call]]:
+    steps = tuple(int(b) for b in budget_steps)
+    key = (*knobs, int(seed), steps, design)
+    return key, lambda: _scenario_call("walk", knobs, budget_steps=steps, seed=int(seed),
+                                       design=design)
+
+
+def pilot_results(omission_rate: float, false_match_rate: float, discrimination: float,
+                  judge_quality: float, budget: int, reps: int, design: str,
+                  budget_kind: str, budgets: tuple[int, ...],
+                  walk: tuple[int, tuple[int, ...], str] | None = None
+                  ) -> tuple[PilotSimulation, pd.DataFrame]:
+    """The pilots at ``budget`` and the budget curve over ``budgets``, computed together.
+
+    :func:`core.calibration.pilot.simulate_pilots` (held-out repair on) and
+    :func:`~core.calibration.pilot.budget_curve` on the scenario of the four knobs; both are
+    shared by every session under their small settings, and when several are new they run
+    side by side on the worker pool (:mod:`pages._shared.workers`). The curve does not depend
+    on ``budget``, so moving the budget slider recomputes the pilots only. ``walk = (seed,
+    budget_steps, design)`` also prepares that walk for :func:`run_walk` in the same batch.
+    """
+    knobs = _knobs(omission_rate, false_match_rate, discrimination, judge_quality)
+    calls = {"sim": _pilots_entry(knobs, budget, reps, design, budget_kind),
+             "curve": _curve_entry(knobs, budgets, reps, design, budget_kind)}
+    if walk is not None:
+        calls["walk"] = _walk_entry(knobs, *walk)
+    out = cached_calls(_pilot_store(), calls, spinner="Simulating pilots…")
+    return out["sim"], out["curve"]
+
+
 def run_pilots(omission_rate: float, false_match_rate: float, discrimination: float,
                judge_quality: float, budget: int, reps: int, design: str,
                budget_kind: str = "attempted", seed: int = 0) -> PilotSimulation:
     """:func:`core.calibration.pilot.simulate_pilots` on the scenario (held-out repair on)."""
-    knobs = (omission_rate, false_match_rate, discrimination, judge_quality)
-    return simulate_pilots(load_scenario(*knobs), budget=int(budget), reps=int(reps),
-                           design=design, budget_kind=budget_kind, seed=int(seed), heldout=True,
-                           source_frame=load_transfer_scenario(*knobs))
+    knobs = _knobs(omission_rate, false_match_rate, discrimination, judge_quality)
+    return cached_calls(_pilot_store(), {"sim": _pilots_entry(
+        knobs, budget, reps, design, budget_kind, seed)}, spinner="Simulating pilots…")["sim"]
 
 
-@st.cache_data(show_spinner="Simulating the budget curves…", max_entries=12)
-def run_budget_curve(omission_rate: float, false_match_rate: float, discrimination: float,
-                     judge_quality: float, budgets: tuple[int, ...], reps: int, design: str,
-                     budget_kind: str = "attempted", seed: int = 0) -> pd.DataFrame:
-    """:func:`core.calibration.pilot.budget_curve` on the scenario (Table 5 panel A)."""
-    knobs = (omission_rate, false_match_rate, discrimination, judge_quality)
-    return budget_curve(load_scenario(*knobs), budgets=tuple(int(b) for b in budgets),
-                        reps=int(reps), design=design, budget_kind=budget_kind, seed=int(seed),
-                        source_frame=load_transfer_scenario(*knobs))
-
-
-@st.cache_data(show_spinner=False, max_entries=24)
-def run_judge_check(omission_rate: float, false_match_rate: float, discrimination: float,
-                    judge_quality: float, judge_bias: float, budget: int, reps: int, design: str,
-                    budget_kind: str = "attempted") -> pd.DataFrame:
-    """:func:`core.calibration.pilot.judge_sensitivity` for judge quality 0 and the scenario's,
-    judge bias 0 and ``judge_bias`` (at most four simulations)."""
-    cfg = scenario_config(omission_rate=omission_rate, false_match_rate=false_match_rate,
-                          discrimination=discrimination, judge_quality=judge_quality)
-    return judge_sensitivity(cfg, budget=int(budget), reps=int(reps), design=design,
-                             budget_kind=budget_kind,
-                             qualities=tuple(sorted({0.0, float(judge_quality)})),
-                             biases=tuple(sorted({0.0, float(judge_bias)})))
-
-
-@shared_cache(max_entries=24)
 def run_walk(omission_rate: float, false_match_rate: float, discrimination: float,
              judge_quality: float, seed: int, budget_steps: tuple[int, ...],
              design: str = "stratified") -> Algorithm1Walk:
     """:func:`core.calibration.pilot.walk_algorithm1`: one pilot through Algorithm 1."""
-    knobs = (omission_rate, false_match_rate, discrimination, judge_quality)
-    return walk_algorithm1(load_scenario(*knobs), budget_steps=tuple(int(b) for b in budget_steps),
-                           seed=int(seed), design=design,
-                           source_frame=load_transfer_scenario(*knobs))
+    knobs = _knobs(omission_rate, false_match_rate, discrimination, judge_quality)
+    return cached_calls(_pilot_store(),
+                        {"walk": _walk_entry(knobs, seed, budget_steps, design)})["walk"]
+
+
+def run_judge_check(omission_rate: float, false_match_rate: float, discrimination: float,
+                    judge_quality: float, judge_bias: float, budget: int, reps: int, design: str,
+                    budget_kind: str = "attempted") -> pd.DataFrame:
+    """:func:`core.calibration.pilot.judge_sensitivity` for judge quality 0 and the scenario's,
+    judge bias 0 and ``judge_bias`` (at most four simulations, on the worker pool)."""
+    knobs = _knobs(omission_rate, false_match_rate, discrimination, judge_quality)
+    cfg = scenario_config(**dict(zip(_KNOB_NAMES, knobs, strict=True)))
+    qualities = tuple(sorted({0.0, knobs[3]}))
+    biases = tuple(sorted({0.0, float(judge_bias)}))
+    key = (*knobs, biases, int(budget), int(reps), design, budget_kind)
+    call = Call(judge_sensitivity, (cfg,), dict(
+        budget=int(budget), reps=int(reps), design=design, budget_kind=budget_kind,
+        qualities=qualities, biases=biases))
+    return cached_calls(_pilot_store(), {"judges": (key, lambda: call)},
+                        spinner="Simulating biased judges…")["judges"].copy()
 
 
 @st.cache_data(show_spinner="Drawing pilots from the real answers…", max_entries=48)

@@ -1,0 +1,210 @@
+"""Heavy cache misses computed in worker processes, several at once, shared by every session.
+
+Why: Streamlit runs every session's script in a thread of one process, so one visitor's
+simulation holds the interpreter lock that every other session's rerun needs, and the second
+core of a two-core server idles. A page that misses several results (the Pilot budget page
+needs the pilots at the chosen budget *and* the curve over budgets) asks for them together
+through :func:`cached_calls`: hits come from a bounded store shared by all sessions, and the
+misses run side by side in a small pool of worker processes. The script thread only waits, so
+the interpreter is free for the other sessions meanwhile.
+
+The pool has ``$ARBITER_WORKERS`` processes (``serve.py``, hence ``make run`` and the Docker
+image, sets 2; unset or 0 means no pool: misses are computed in the script thread, one after
+the other, as under AppTest). Workers are started by a fork server that has imported ``core``
+once, and run only ``core`` functions (never Streamlit). A call is a module-level function
+and small, picklable arguments; its result comes back pickled. A worker that dies or a pool
+that cannot start is not an error for the visitor: the call is computed in the script thread
+instead, and the pool is replaced on the next call.
+
+Invariant: for every call, the value returned is ``call.fn(*call.args, **call.kwargs)``,
+whether it came from the store, the pool or the script thread (``tests/test_workers.py``
+checks pool against inline on real simulations).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+__all__ = ["Call", "ResultStore", "cached_calls", "result_store", "run_calls", "worker_count",
+           "worker_pool"]
+
+_LOG = logging.getLogger("arbiter.workers")
+#: Modules the fork server imports once, so that every worker starts warm.
+PRELOAD = ("numpy", "pandas", "scipy.special", "scipy.stats", "core.calibration.pilot",
+           "core.calibration.scenario", "core.evaluation.lab")
+#: Seconds a pooled call may take before it is computed in the script thread instead.
+CALL_TIMEOUT = 120.0
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Call:
+    """``fn(*args, **kwargs)``: a module-level function and picklable arguments."""
+
+    fn: Callable[..., Any]
+    args: tuple = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def __call__(self) -> Any:
+        return self.fn(*self.args, **self.kwargs)
+
+
+class ResultStore:
+    """A bounded, expiring, thread-safe map from keys to results (least recently used out).
+
+    Parameters
+    ----------
+    max_entries : int
+        Entries beyond this drop the least recently used one.
+    ttl : float
+        Seconds an entry lives after it was stored.
+    """
+
+    def __init__(self, *, max_entries: int, ttl: float = 3600.0) -> None:
+        if max_entries < 1:
+            raise ValueError(f"max_entries must be >= 1, got {max_entries}")
+        if not ttl > 0:
+            raise ValueError(f"ttl must be > 0, got {ttl}")
+        self.max_entries, self.ttl = int(max_entries), float(ttl)
+        self._data: OrderedDict[Hashable, tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._data)
+
+    def get(self, key: Hashable, default: Any = None) -> Any:
+        """The stored value of ``key`` (and mark it recently used), or ``default``."""
+        with self._lock:
+            item = self._data.get(key)
+            if item is None:
+                return default
+            if time.monotonic() - item[0] > self.ttl:
+                del self._data[key]
+                return default
+            self._data.move_to_end(key)
+            return item[1]
+
+    def put(self, key: Hashable, value: Any) -> None:
+        """Store ``value`` under ``key``, dropping the least recently used beyond the bound."""
+        with self._lock:
+            self._data[key] = (time.monotonic(), value)
+            self._data.move_to_end(key)
+            while len(self._data) > self.max_entries:
+                self._data.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def result_store(name: str, max_entries: int, ttl: float = 3600.0) -> ResultStore:
+    """The :class:`ResultStore` called ``name``, one per server process (all sessions)."""
+    return ResultStore(max_entries=max_entries, ttl=ttl)
+
+
+def worker_count() -> int:
+    """Worker processes of the pool: ``$ARBITER_WORKERS`` (0 when unset, invalid or < 0).
+
+    At most 8: more processes than cores only compete for them.
+    """
+    raw = os.environ.get("ARBITER_WORKERS", "").strip()
+    try:
+        n = int(raw) if raw else 0
+    except ValueError:
+        return 0
+    return max(0, min(n, 8))
+
+
+def _shutdown(pool: ProcessPoolExecutor | None) -> None:
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+@st.cache_resource(show_spinner=False, max_entries=1, on_release=_shutdown)
+def worker_pool(n: int) -> ProcessPoolExecutor | None:
+    """The process pool of ``n`` workers (``None`` for ``n == 0`` or when it cannot start)."""
+    if n <= 0:
+        return None
+    try:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(list(PRELOAD))
+        return ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+    except (OSError, ValueError, RuntimeError) as exc:  # no fork server on this platform
+        _LOG.warning("no worker pool (%s); computing in the script thread", exc)
+        return None
+
+
+def run_calls(calls: Mapping[str, Call]) -> dict[str, Any]:
+    """Every call's result by name: on the worker pool side by side, else one by one.
+
+    Exceptions raised by a call's function (a ``ValueError`` about its arguments, say) reach
+    the caller as they would inline; a failure of the pool itself does not (the call is then
+    computed in the script thread).
+    """
+    pool = worker_pool(worker_count())
+    if pool is None or not calls:
+        return {name: call() for name, call in calls.items()}
+    futures: dict[str, Future] = {}
+    try:
+        for name, call in calls.items():
+            futures[name] = pool.submit(call.fn, *call.args, **call.kwargs)
+    except (BrokenProcessPool, RuntimeError) as exc:  # broken or shut down: start afresh
+        _LOG.warning("worker pool unusable (%s); computing in the script thread", exc)
+        worker_pool.clear()
+        return {name: call() for name, call in calls.items()}
+    out: dict[str, Any] = {}
+    for name, fut in futures.items():
+        try:
+            out[name] = fut.result(timeout=CALL_TIMEOUT)
+        except (BrokenProcessPool, TimeoutError) as exc:
+            _LOG.warning("worker failed on %s (%s); computing in the script thread",
+                         name, type(exc).__name__)
+            worker_pool.clear()
+            out[name] = calls[name]()
+    return out
+
+
+def cached_calls(store: ResultStore,
+                 calls: Mapping[str, tuple[tuple, Callable[[], Call]]], *,
+                 spinner: str | None = None) -> dict[str, Any]:
+    """Results of keyed calls: hits from ``store``, every miss computed by :func:`run_calls`.
+
+    Parameters
+    ----------
+    store : ResultStore
+        Usually :func:`result_store` (shared by every session; never mutate a result).
+    calls : mapping
+        ``name → (key, make)``: ``key`` holds every small value the result depends on, and
+        ``make()`` returns the :class:`Call` (built only on a miss, so that its arguments,
+        say a generated frame, are not prepared for a hit).
+    spinner : str, optional
+        Text shown while misses compute.
+    """
+    out: dict[str, Any] = {}
+    todo: dict[str, Call] = {}
+    for name, (key, make) in calls.items():
+        hit = store.get((name, key), _MISSING)
+        if hit is _MISSING:
+            todo[name] = make()
+        else:
+            out[name] = hit
+    if todo:
+        if spinner:
+            with st.spinner(spinner):
+                fresh = run_calls(todo)
+        else:
+            fresh = run_calls(todo)
+        for name, value in fresh.items():
+            store.put((name, calls[name][0]), value)
+        out.update(fresh)
+    return out

@@ -1,0 +1,172 @@
+"""The worker pool of the heavy cache misses (``pages/_shared/workers.py``).
+
+Pool against inline on real simulations (the module's invariant), the bounded store, the
+fallback when a worker dies, errors of the called function, ``$ARBITER_WORKERS`` parsing.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.calibration.pilot import budget_curve, simulate_pilots
+from core.calibration.scenario import DEFAULT_SCENARIO, generate_scenario, transfer_config
+from core.evaluation.lab import run_lab
+from pages._shared import workers
+from pages._shared.workers import Call, ResultStore, cached_calls, run_calls, worker_count
+
+
+def _dies_in_a_worker(value: int) -> int:
+    """Kills the worker process it runs in; inline (in the test process) returns ``value``."""
+    if multiprocessing.parent_process() is not None:
+        os._exit(3)
+    return value
+
+
+def _refuses(value: int) -> int:
+    raise ValueError(f"no good: {value}")
+
+
+@pytest.fixture
+def pool(monkeypatch):
+    monkeypatch.setenv("ARBITER_WORKERS", "2")
+    workers.worker_pool.clear()
+    yield
+    workers.worker_pool.clear()
+
+
+@pytest.fixture(scope="module")
+def frames():
+    return generate_scenario(DEFAULT_SCENARIO), generate_scenario(
+        transfer_config(DEFAULT_SCENARIO))
+
+
+def _pilot_calls(frames) -> dict[str, Call]:
+    frame, source = frames
+    return {
+        "sim": Call(simulate_pilots, (frame,), dict(budget=30, reps=60, design="stratified",
+                                                    seed=4, heldout=True,
+                                                    source_frame=source)),
+        "curve": Call(budget_curve, (frame,), dict(budgets=(20, 40), reps=40, seed=1,
+                                                   source_frame=source)),
+    }
+
+
+def test_pool_equals_inline_on_real_simulations(pool, frames):
+    calls = _pilot_calls(frames)
+    assert workers.worker_pool(worker_count()) is not None
+    pooled = run_calls(calls)
+    inline = {name: call() for name, call in calls.items()}
+    for field in ("est_tri", "lo_tri", "hi_tri", "est_human", "n_usable", "n_clusters"):
+        np.testing.assert_array_equal(getattr(pooled["sim"], field),
+                                      getattr(inline["sim"], field))
+    pd.testing.assert_frame_equal(pooled["sim"].summary(), inline["sim"].summary())
+    pd.testing.assert_frame_equal(pooled["sim"].heldout_summary(),
+                                  inline["sim"].heldout_summary())
+    pd.testing.assert_frame_equal(pooled["curve"], inline["curve"])
+
+
+def test_pool_equals_inline_on_a_bias_lab_refit(pool):
+    call = Call(run_lab, (), dict(seed=20260321, bias_scale=1.5, personas_per_difficulty=8,
+                                  n_boot=20, keep_models=False))
+    pooled = run_calls({"lab": call})["lab"]
+    inline = call()
+    pd.testing.assert_frame_equal(pooled.leaderboard, inline.leaderboard)
+    pd.testing.assert_frame_equal(pooled.sources, inline.sources)
+    assert pooled.run.models == {} and pooled.n_test == inline.n_test
+
+
+def test_a_dead_worker_falls_back_to_the_script_thread(pool):
+    out = run_calls({"a": Call(_dies_in_a_worker, (7,))})
+    assert out == {"a": 7}
+    # the broken pool was dropped: the next call gets a fresh one that works
+    assert run_calls({"b": Call(int, ("5",))}) == {"b": 5}
+
+
+@pytest.mark.parametrize("workers_env", ["0", "2"])
+def test_errors_of_the_function_reach_the_caller(monkeypatch, workers_env):
+    monkeypatch.setenv("ARBITER_WORKERS", workers_env)
+    workers.worker_pool.clear()
+    try:
+        with pytest.raises(ValueError, match="no good: 3"):
+            run_calls({"x": Call(_refuses, (3,))})
+    finally:
+        workers.worker_pool.clear()
+
+
+def test_cached_calls_builds_a_call_only_on_a_miss(monkeypatch):
+    monkeypatch.delenv("ARBITER_WORKERS", raising=False)
+    store = ResultStore(max_entries=4)
+    made = []
+
+    def make(v):
+        made.append(v)
+        return Call(abs, (v,))
+
+    first = cached_calls(store, {"p": ((1,), lambda: make(-1)), "q": ((2,), lambda: make(-2))})
+    again = cached_calls(store, {"p": ((1,), lambda: make(-1)), "q": ((2,), lambda: make(-2))})
+    assert first == again == {"p": 1, "q": 2}
+    assert made == [-1, -2]
+    # the same key under another name is another entry
+    assert cached_calls(store, {"r": ((1,), lambda: make(-9))}) == {"r": 9}
+
+
+def test_result_store_is_bounded_and_expires(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(workers.time, "monotonic", lambda: clock[0])
+    store = ResultStore(max_entries=2, ttl=10.0)
+    store.put("a", 1)
+    store.put("b", 2)
+    assert store.get("a") == 1  # "a" is now the most recently used
+    store.put("c", 3)
+    assert store.get("b") is None and store.get("a") == 1 and store.get("c") == 3
+    assert len(store) == 2
+    clock[0] += 10.5
+    assert store.get("a", "gone") == "gone" and len(store) == 1
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"max_entries": 0}, "max_entries must be >= 1"),
+    ({"max_entries": 2, "ttl": 0.0}, "ttl must be > 0"),
+])
+def test_result_store_rejects_bad_bounds(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ResultStore(**kwargs)
+
+
+@pytest.mark.parametrize("raw, expected", [
+    (None, 0), ("", 0), ("0", 0), ("2", 2), (" 3 ", 3), ("-1", 0), ("two", 0), ("64", 8),
+])
+def test_worker_count_from_the_environment(monkeypatch, raw, expected):
+    if raw is None:
+        monkeypatch.delenv("ARBITER_WORKERS", raising=False)
+    else:
+        monkeypatch.setenv("ARBITER_WORKERS", raw)
+    assert worker_count() == expected
+
+
+@pytest.mark.parametrize("kind", ["pilots", "curve", "walk"])
+def test_scenario_runs_equal_the_frame_functions(kind, frames):
+    from core.calibration import scenario_runs
+    from core.calibration.pilot import walk_algorithm1
+
+    frame, source = frames
+    if kind == "pilots":
+        kw = dict(budget=25, reps=30, seed=2, heldout=True)
+        a = scenario_runs.pilots_for(DEFAULT_SCENARIO, **kw)
+        b = simulate_pilots(frame, source_frame=source, **kw)
+        pd.testing.assert_frame_equal(a.summary(), b.summary())
+        pd.testing.assert_frame_equal(a.heldout_summary(), b.heldout_summary())
+    elif kind == "curve":
+        kw = dict(budgets=(20, 30), reps=25, seed=3)
+        pd.testing.assert_frame_equal(scenario_runs.curve_for(DEFAULT_SCENARIO, **kw),
+                                      budget_curve(frame, source_frame=source, **kw))
+    else:
+        kw = dict(budget_steps=(10, 20, 40), seed=5)
+        a = scenario_runs.walk_for(DEFAULT_SCENARIO, **kw)
+        b = walk_algorithm1(frame, source_frame=source, **kw)
+        pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
