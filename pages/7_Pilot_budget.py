@@ -196,15 +196,11 @@ def panel() -> None:
                                   "mean_usable", "mean_attempted", "mean_clusters",
                                   "width_reduction"]]
     panel_a["estimator"] = panel_a["estimator"].map(EST)
-    with st.expander("Table 5 panel A at this budget, beside the seed"):
-        st.dataframe(panel_a, hide_index=True, width="stretch",
-                     column_config={c: NUM4 for c in panel_a.columns
-                                    if c not in ("estimator", "budget")})
-        st.caption("Seed 003, local unit, 50 usable labels, 5,000 repetitions: RMSE .0483 / "
-                   ".0309, 95 % width .2146 / .1356 (human-only / TriSource), coverage .959, "
-                   "width reduction 36.8 %.")
-        download_row(key="pb_dl_panel_a", stem=f"pilot_panel_a_b{budget}", frame=panel_a,
-                     what="Panel A")
+    box_a = st.expander("Table 5 panel A at this budget, beside the seed", key="pb_panel_a_open",
+                        on_change="rerun")
+    with box_a:
+        if box_a.open:
+            table5_panel_a(panel_a, budget)
 
     # ---------------------------------------------------------------- curves
     settings = (*k, budget, reps, design, kind)
@@ -257,6 +253,18 @@ def panel() -> None:
     judge_panel(k, budget, reps, design, kind)
     walk_panel(k, design)
     nq_panel(budget, reps, design)
+
+
+def table5_panel_a(panel_a: pd.DataFrame, budget: int) -> None:
+    """Panel A's numbers at this budget beside the seed's (drawn only while open)."""
+    st.dataframe(panel_a, hide_index=True, width="stretch",
+                 column_config={c: NUM4 for c in panel_a.columns
+                                if c not in ("estimator", "budget")})
+    st.caption("Seed 003, local unit, 50 usable labels, 5,000 repetitions: RMSE .0483 / "
+               ".0309, 95 % width .2146 / .1356 (human-only / TriSource), coverage .959, "
+               "width reduction 36.8 %.")
+    download_row(key="pb_dl_panel_a", stem=f"pilot_panel_a_b{budget}", frame=panel_a,
+                 what="Panel A")
 
 
 # ---------------------------------------------------------------- judges
@@ -376,25 +384,33 @@ def walk_panel(k: tuple[float, ...], design: str) -> None:
                                     "α", format="%+.2f"),
                                 "repair_gamma": st.column_config.NumberColumn(
                                     "γ", format="%.2f")})
-    with st.expander("Which items were sampled at each look"):
-        rows = []
-        for s in walk.steps:
-            for item in s.new_items:
-                rows.append({"look": s.step, "item_id": item})
-        sampled = pd.DataFrame(rows).merge(load_scenario(*k), on="item_id", how="left")
-        sampled["stratum"] = np.where(sampled["z"] == 0, "unmatched", "matched") + np.where(
-            sampled["native"] >= 0.8, ", high confidence", ", lower confidence")
-        cols = ["look", "item_id", "scenario", "store", "provenance", "stratum", "native", "eg",
-                "z", "y", "q_1", "q_2"]
-        st.dataframe(sampled[cols], hide_index=True, width="stretch",
-                     column_config={c: NUM3 for c in ("native", "eg", "q_1", "q_2")})
-        st.caption("y is what the annotator reveals for that item (about 8 % of annotations come "
-                   "back insufficient and still cost budget). Strata are frozen before any y is "
-                   "seen: matched or not by the reference × native confidence ≥ .8.")
-        download_row(key="pb_dl_sampled", stem=f"algorithm1_pilot{walk_seed}_items",
-                     frame=sampled[cols], what="Sampled items")
+    box_s = st.expander("Which items were sampled at each look", key="pb_sampled_open",
+                        on_change="rerun")
+    with box_s:
+        if box_s.open:
+            sampled_items(walk, k, walk_seed)
     download_row(key="pb_dl_walk", stem=f"algorithm1_pilot{walk_seed}",
                  frame=show.drop(columns=["new_items"]), fig=afig, what="Steps")
+
+
+def sampled_items(walk, k: tuple[float, ...], walk_seed: int) -> None:
+    """The items each look of the walk sampled, with their strata (drawn only while open)."""
+    rows = []
+    for s in walk.steps:
+        for item in s.new_items:
+            rows.append({"look": s.step, "item_id": item})
+    sampled = pd.DataFrame(rows).merge(load_scenario(*k), on="item_id", how="left")
+    sampled["stratum"] = np.where(sampled["z"] == 0, "unmatched", "matched") + np.where(
+        sampled["native"] >= 0.8, ", high confidence", ", lower confidence")
+    cols = ["look", "item_id", "scenario", "store", "provenance", "stratum", "native", "eg",
+            "z", "y", "q_1", "q_2"]
+    st.dataframe(sampled[cols], hide_index=True, width="stretch",
+                 column_config={c: NUM3 for c in ("native", "eg", "q_1", "q_2")})
+    st.caption("y is what the annotator reveals for that item (about 8 % of annotations come "
+               "back insufficient and still cost budget). Strata are frozen before any y is "
+               "seen: matched or not by the reference × native confidence ≥ .8.")
+    download_row(key="pb_dl_sampled", stem=f"algorithm1_pilot{walk_seed}_items",
+                 frame=sampled[cols], what="Sampled items")
 
 
 # ---------------------------------------------------------------- NQ-open

@@ -241,6 +241,18 @@ def test_pilot_budget_numbers_and_budget_slider(env, scenario):
     at.slider(key="pb_budget").set_value(120).run()
     assert not at.exception and not at.error
     assert float(metrics(at)["RMSE"]) < float(m["RMSE"])
+    # the two collapsed tables are drawn only once opened
+    n_tables = len(at.dataframe)
+    assert not any("look" in d.value.columns for d in at.dataframe)
+    at.session_state["pb_panel_a_open"] = True
+    at.session_state["pb_sampled_open"] = True
+    at.run()
+    assert not at.exception and len(at.dataframe) == n_tables + 2
+    panel_a = next(d.value for d in at.dataframe if "width_reduction" in d.value.columns)
+    assert panel_a["budget"].tolist() == [120, 120]
+    sampled = next(d.value for d in at.dataframe if "look" in d.value.columns)
+    assert set(sampled["stratum"]) <= {"unmatched, high confidence", "unmatched, lower confidence",
+                                       "matched, high confidence", "matched, lower confidence"}
 
 
 def test_pilot_budget_bad_url_value_warns(env):

@@ -220,6 +220,10 @@ def test_budget_curves_have_both_estimators_and_nominal_coverage():
     assert np.allclose(arr(nominal.y), 0.9) and nominal.xaxis == "x3"
     assert len([t for t in fig.data if t.name == ESTIMATOR_NAMES["trisource"]]) == 6
     assert len(fig.layout.shapes) == 6  # the chosen budget in every panel
+    # rows in any order: each trace runs over increasing budgets with its own values
+    shuffled = budget_curves_figure(pd.DataFrame(rows[::-1]), budget=50, level=0.9)
+    tri = [t for t in shuffled.data if t.name == ESTIMATOR_NAMES["trisource"]][1]
+    assert arr(tri.x).tolist() == [20, 50, 100] and np.allclose(arr(tri.y), [0.1, 0.04, 0.02])
 
 
 def test_heldout_and_algorithm1_figures():

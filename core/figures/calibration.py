@@ -710,15 +710,19 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
         "nominal 95 %".
     """
     data = []
+    ests = summary["estimator"].to_numpy()
+    order = np.argsort(summary["budget"].to_numpy(float), kind="stable")
+    rows = {est: order[ests[order] == est] for est in ("human_only", "trisource")}
+    budgets = summary["budget"].to_numpy(float)
     for k, (col, _) in enumerate(_BUDGET_PANELS):
         xr, yr = axis_refs(k // 3 + 1, k % 3 + 1, 3)
-        for est in ("human_only", "trisource"):
-            sub = summary[summary["estimator"] == est].sort_values("budget")
-            if sub.empty:
+        values = summary[col].to_numpy(float)
+        for est, idx in rows.items():
+            if idx.size == 0:
                 continue
             data.append({
-                "type": "scatter", "x": sub["budget"].to_numpy(float),
-                "y": sub[col].to_numpy(float), "mode": "lines+markers",
+                "type": "scatter", "x": budgets[idx],
+                "y": values[idx], "mode": "lines+markers",
                 "name": ESTIMATOR_NAMES[est], "legendgroup": est, "showlegend": k == 0,
                 "line": {"color": ESTIMATOR_COLORS[est], "width": 2.5,
                          "dash": "solid" if est == "trisource" else "dash"},
@@ -726,7 +730,7 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
                 "hovertemplate": f"{ESTIMATOR_NAMES[est]}: budget %{{x:.0f}} → %{{y:.4f}}"
                                  "<extra></extra>", "xaxis": xr, "yaxis": yr})
         if col == "coverage":
-            xs = summary["budget"].to_numpy(float)
+            xs = budgets
             data.append({"type": "scatter", "x": [xs.min(), xs.max()], "y": [level, level],
                          "mode": "lines", "name": f"nominal {level:.0%}",
                          "line": dict(_PREVALENCE), "hoverinfo": "skip",

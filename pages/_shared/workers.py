@@ -23,6 +23,8 @@ checks pool against inline on real simulations).
 
 from __future__ import annotations
 
+import gc
+import importlib
 import logging
 import multiprocessing
 import os
@@ -125,6 +127,19 @@ def worker_count() -> int:
     return max(0, min(n, 8))
 
 
+def _start_worker() -> None:
+    """Each worker, once: import what the calls use and freeze it out of the cyclic GC.
+
+    The modules come from the fork server already imported; freezing them (as
+    ``pages/_shared/preload.py`` does in the server) keeps the worker's full collections from
+    walking them in the middle of a call (a bias-lab refit took 0.57 s instead of 0.3 s).
+    """
+    for name in PRELOAD:
+        importlib.import_module(name)
+    gc.collect()
+    gc.freeze()
+
+
 def _shutdown(pool: ProcessPoolExecutor | None) -> None:
     if pool is not None:
         pool.shutdown(wait=False, cancel_futures=True)
@@ -138,7 +153,7 @@ def worker_pool(n: int) -> ProcessPoolExecutor | None:
     try:
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(list(PRELOAD))
-        return ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+        return ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_start_worker)
     except (OSError, ValueError, RuntimeError) as exc:  # no fork server on this platform
         _LOG.warning("no worker pool (%s); computing in the script thread", exc)
         return None
