@@ -353,3 +353,26 @@ def test_figures_carry_an_empty_template_not_plotlys_default():
     for f in (*built, fig):
         size = len(json.dumps(f.to_dict()["layout"]["template"]))
         assert size < 100 < default
+
+
+def test_a_frozen_figure_draws_the_same_json_and_hands_out_copies():
+    """core.figures.fast.freeze: what st.plotly_chart sends is unchanged, and a consumer that
+    edits the dict it got (plotly.io pops each trace's uid) cannot change the shared figure."""
+    import plotly.io as pio
+
+    from core.figures.fast import FrozenFigure, freeze
+
+    rows = [{"estimator": e, "budget": b, "rmse": 1 / b, "mean_width": 2 / b, "coverage": 0.95,
+             "p_correct_direction": 0.9, "false_termination": 0.0, "escalation": 0.1}
+            for e in ("human_only", "trisource") for b in (20, 50)]
+    fig = budget_curves_figure(pd.DataFrame(rows), budget=50)
+    frozen = freeze(fig)
+    assert isinstance(frozen, FrozenFigure) and freeze(frozen) is frozen
+    assert pio.to_json(frozen, validate=False) == pio.to_json(fig, validate=False)
+    got = frozen.to_dict()
+    got["data"][0]["name"] = "changed"
+    got["layout"]["height"] = 1
+    got["data"].append({"type": "bar"})
+    again = frozen.to_dict()
+    assert again["data"][0]["name"] == fig.data[0].name
+    assert again["layout"]["height"] == fig.layout.height and len(again["data"]) == len(fig.data)

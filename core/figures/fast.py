@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import plotly.graph_objects as go
 import plotly.io as pio
 
-__all__ = ["axis_refs", "figure", "subplot_grid"]
+__all__ = ["FrozenFigure", "axis_refs", "figure", "freeze", "subplot_grid"]
 
 
 def figure(data: Iterable[Mapping], layout: Mapping) -> go.Figure:
@@ -39,6 +39,44 @@ def figure(data: Iterable[Mapping], layout: Mapping) -> go.Figure:
     if isinstance(lay.get("template"), str):  # a name: unvalidated figures do not resolve it
         lay["template"] = pio.templates[lay["template"]].to_plotly_json()
     return go.Figure(data=[dict(t) for t in data], layout=lay, _validate=False)
+
+
+class FrozenFigure(go.Figure):
+    """A figure that is never changed again, so its plain form is computed once.
+
+    ``st.plotly_chart`` and every export start from ``to_dict()``, which deep-copies the
+    figure and converts its arrays to base64 each time: for a figure shared by every session
+    and drawn on every rerun, that was the largest part of drawing it (about 10 ms a rerun on
+    the Walkthrough). A ``FrozenFigure`` converts once, when it is made, and ``to_dict()``
+    returns copies of that result's two outer levels (the ``data`` list with a new dict per
+    trace, and the ``layout`` dict), which is what the consumers change (``plotly.io`` pops
+    each trace's ``uid``). Build one with :func:`freeze`; never call ``update_*`` on it.
+    """
+
+    def __init__(self, data=None, layout=None, frames=None, skip_invalid=False, **kwargs):
+        super().__init__(data, layout, frames, skip_invalid, **kwargs)
+        self._frozen = super().to_dict()
+
+    def to_dict(self) -> dict:
+        frozen = self._frozen
+        out = {"data": [dict(t) for t in frozen["data"]], "layout": dict(frozen["layout"])}
+        if "frames" in frozen:
+            out["frames"] = list(frozen["frames"])
+        return out
+
+
+def freeze(fig: go.Figure) -> FrozenFigure:
+    """``fig`` as a :class:`FrozenFigure` (the same content; ``fig`` itself is not changed).
+
+    Examples
+    --------
+    >>> f = freeze(figure([{"type": "bar", "x": ["a"], "y": [1.0]}], {"height": 200}))
+    >>> f.to_dict()["layout"]["height"], f.to_dict() is f.to_dict()
+    (200, False)
+    """
+    if isinstance(fig, FrozenFigure):
+        return fig
+    return FrozenFigure(fig.to_dict(), _validate=False)
 
 
 def axis_refs(row: int, col: int, cols: int) -> tuple[str, str]:

@@ -16,7 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
+import plotly.graph_objects as go
 import streamlit as st
+
+from core.figures.fast import freeze
 
 __all__ = ["FIGURE_CACHE_ENTRIES", "RESULT_CACHE_ENTRIES", "cached_figure", "cached_result",
            "shared_cache"]
@@ -46,7 +49,8 @@ def shared_cache(*, max_entries: int, ttl: float = 3600.0, spinner: str | bool =
 
 @shared_cache(max_entries=FIGURE_CACHE_ENTRIES)
 def _figure(name: str, key: tuple, _build: Callable[[], T]) -> T:
-    return _build()
+    fig = _build()
+    return freeze(fig) if isinstance(fig, go.Figure) else fig  # drawn often, changed never
 
 
 def cached_figure(name: str, key: tuple[Hashable, ...], build: Callable[[], T]) -> T:
@@ -54,7 +58,8 @@ def cached_figure(name: str, key: tuple[Hashable, ...], build: Callable[[], T]) 
 
     ``key`` must hold every value the figure depends on (widget values, a store stamp, a
     data digest); ``build`` is called only on a miss. The figure is shared: draw it, never
-    change it.
+    change it (it is stored as a :class:`core.figures.fast.FrozenFigure`, whose plain form
+    is computed once).
     """
     return _figure(name, tuple(key), build)
 
