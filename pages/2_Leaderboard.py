@@ -40,10 +40,10 @@ from pages._shared import (
     open_page,
     plotly_config,
     public_message,
+    show_number_table,
     store_guard,
     store_stamp,
     table_height,
-    table_style,
     url_multiselect,
     url_select,
     url_toggle,
@@ -145,13 +145,13 @@ def board() -> None:
     view = table[table["method"].isin(shown)][
         ["label", "accuracy", "ci_low", "ci_high", "paper", "delta_paper", "regenerated",
          "delta_regenerated", "n_clusters"]]
-    st.dataframe(
-        table_style(view, formats={"delta_paper": "{:+.1f}", "delta_regenerated": "{:+.1f}"}),
+    show_number_table(
+        view, formats={"delta_paper": "{:+.1f}", "delta_regenerated": "{:+.1f}"},
         hide_index=True, width="stretch", height=table_height(len(view)),
-        column_config={"label": "method", "accuracy": "accuracy %", "ci_low": "CI low",
-                       "ci_high": "CI high", "paper": "paper %", "delta_paper": "Δ paper",
-                       "regenerated": "regenerated %", "delta_regenerated": "Δ regenerated",
-                       "n_clusters": "clusters"})
+        labels={"label": "method", "accuracy": "accuracy %", "ci_low": "CI low",
+                "ci_high": "CI high", "paper": "paper %", "delta_paper": "Δ paper",
+                "regenerated": "regenerated %", "delta_regenerated": "Δ regenerated",
+                "n_clusters": "clusters"})
     download_table(table, stem=f"forced_b{b}", key="lb_dl_forced", what="Forced table")
 
     # ---------------------------------------------------------------- selective
@@ -163,12 +163,11 @@ def board() -> None:
     sel_view = sel[["label", "selective_accuracy", "coverage", "f05", "forced_accuracy",
                     "gain_over_forced", "paper_selective", "paper_coverage", "delta_selective",
                     "delta_coverage"]]
-    st.dataframe(
-        table_style(sel_view, formats={c: "{:+.1f}" for c in ("gain_over_forced",
-                                                               "delta_selective",
-                                                               "delta_coverage")}),
+    show_number_table(
+        sel_view, formats={c: "{:+.1f}" for c in ("gain_over_forced", "delta_selective",
+                                                  "delta_coverage")},
         hide_index=True, width="stretch",
-        column_config={"label": "method", "selective_accuracy": "selective acc. %",
+        labels={"label": "method", "selective_accuracy": "selective acc. %",
                        "coverage": "coverage %", "f05": "F0.5 %", "forced_accuracy": "forced %",
                        "gain_over_forced": "gain (pp)", "paper_selective": "paper sel. %",
                        "paper_coverage": "paper cov. %", "delta_selective": "Δ sel.",
@@ -229,8 +228,8 @@ with left:
                     key="lb_sources", config=plotly_config("source_reliability"))
 with right:
     src_view = tables["sources"].assign(source=lambda d: d["source"].map(SOURCE_LABELS))
-    st.dataframe(table_style(src_view[list(SOURCE_COLUMNS)]), hide_index=True,
-                 width="stretch", column_config=SOURCE_COLUMNS)
+    show_number_table(src_view[list(SOURCE_COLUMNS)], hide_index=True, width="stretch",
+                      labels=SOURCE_COLUMNS)
     download_table(tables["reliability"], stem="source_reliability_by_question",
                    key="lb_dl_reliability", what="Per (source, question)")
 
@@ -251,8 +250,8 @@ def confusion_panel() -> None:
     rel = tables["reliability"]
     rel_q = rel[rel["question_id"] == qid].assign(source=lambda d: d["source"].map(SOURCE_LABELS))
     st.markdown(f"**{qid} · {q.title}** — {q.text}")
-    st.dataframe(table_style(rel_q[list(SOURCE_COLUMNS)]), hide_index=True, width="stretch",
-                 column_config=SOURCE_COLUMNS)
+    show_number_table(rel_q[list(SOURCE_COLUMNS)], hide_index=True, width="stretch",
+                      labels=SOURCE_COLUMNS)
     empirical = confusion_matrix(np.concatenate([r.atoms for r in runs]),
                                  np.concatenate([r.gt for r in runs]), qid, source)
     e1, e2 = st.columns(2)
@@ -272,7 +271,7 @@ def confusion_panel() -> None:
             learned = learned_confusion(model, qid, source)
             st.markdown(f"**Learned (NBF, seed {nbf_seed}):** P(atom = column | GT = row). "
                         "DSNBF's global table is the same; it adds one per difficulty class.")
-            st.dataframe(table_style(learned, default="{:.2f}"), width="stretch")
+            show_number_table(learned, default="{:.2f}", width="stretch")
             download_table(learned.reset_index(), stem=f"learned_{qid}_{source}_{nbf_seed}",
                            key="lb_dl_learned", what="Learned table")
         else:

@@ -44,9 +44,9 @@ from pages._shared import (
     open_page,
     plotly_config,
     public_message,
+    show_number_table,
     store_guard,
     store_stamp,
-    table_style,
     url_segmented,
 )
 from pages._shared.cache import shared_cache
@@ -207,9 +207,8 @@ def show(method, theta, calibrated, at_theta, at_cal, rc, rc_fig, th_fig) -> Non
     st.subheader("Per seed", anchor=False)
     per_seed = at_theta.merge(at_cal, on="seed", suffixes=("", "_calibrated"))
     cols = list(SEED_COLUMNS)
-    st.dataframe(table_style(per_seed[cols], formats={"seed": "{:d}", "theta": "{:.2f}",
-                                                      "theta_calibrated": "{:.2f}"}),
-                 hide_index=True, width="stretch", column_config=SEED_COLUMNS)
+    show_number_table(per_seed[cols], formats={"theta": "{:.2f}", "theta_calibrated": "{:.2f}"},
+                      hide_index=True, width="stretch", labels=SEED_COLUMNS)
     d1, d2 = st.columns(2)
     with d1:
         download_table(per_seed[cols], stem=f"selective_{method}_theta{theta:.2f}",

@@ -80,8 +80,9 @@ def test_leaderboard_shows_the_forced_table_and_every_figure(eval_env, runs):
     assert len(specs) == 5  # forest, type and difficulty heatmaps, slices, sources
     assert [t["type"] for t in specs[1]["data"]] == ["heatmap"]
     sel = at.dataframe[1].value
-    assert sel["selective_accuracy"].round(6).tolist() == \
-        selective_table(runs)["selective_accuracy"].round(6).tolist()
+    # shown as Python rounds it to the digit displayed (pages._shared.ui.number_table)
+    assert sel["selective_accuracy"].tolist() == \
+        [float(f"{v:.1f}") for v in selective_table(runs)["selective_accuracy"]]
     assert len(at.get("download_button")) >= 14  # CSV + Parquet for every table
     assert "ArgRAG" in text_of(at) and "without any labels" in text_of(at)
 
@@ -97,7 +98,9 @@ def test_leaderboard_method_choice_and_learned_table(eval_env):
     assert not at.exception
     assert len(at.dataframe) == n_frames + 1
     learned = at.dataframe[-1].value
-    np.testing.assert_allclose(learned.sum(axis=1).to_numpy(), 1.0)  # rows are P(v | w)
+    # rows are P(v | w), shown to two decimals
+    np.testing.assert_allclose(learned.sum(axis=1).to_numpy(), 1.0,
+                               atol=0.005 * learned.shape[1] + 1e-9)
     at.selectbox(key="lb_q").select("C3").run()
     assert not at.exception and "C3 ·" in text_of(at)
 

@@ -366,9 +366,10 @@ def test_a_frozen_figure_draws_the_same_json_and_hands_out_copies():
              "p_correct_direction": 0.9, "false_termination": 0.0, "escalation": 0.1}
             for e in ("human_only", "trisource") for b in (20, 50)]
     fig = budget_curves_figure(pd.DataFrame(rows), budget=50)
+    before = pio.to_json(fig, validate=False)
     frozen = freeze(fig)
-    assert isinstance(frozen, FrozenFigure) and freeze(frozen) is frozen
-    assert pio.to_json(frozen, validate=False) == pio.to_json(fig, validate=False)
+    assert isinstance(frozen, FrozenFigure) and freeze(frozen) is frozen is fig
+    assert pio.to_json(frozen, validate=False) == before
     got = frozen.to_dict()
     got["data"][0]["name"] = "changed"
     got["layout"]["height"] = 1

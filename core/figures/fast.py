@@ -50,7 +50,7 @@ class FrozenFigure(go.Figure):
     the Walkthrough). A ``FrozenFigure`` converts once, when it is made, and ``to_dict()``
     returns copies of that result's two outer levels (the ``data`` list with a new dict per
     trace, and the ``layout`` dict), which is what the consumers change (``plotly.io`` pops
-    each trace's ``uid``). Build one with :func:`freeze`; never call ``update_*`` on it.
+    each trace's ``uid``). Make one with :func:`freeze`; never call ``update_*`` on it.
     """
 
     def __init__(self, data=None, layout=None, frames=None, skip_invalid=False, **kwargs):
@@ -66,7 +66,10 @@ class FrozenFigure(go.Figure):
 
 
 def freeze(fig: go.Figure) -> FrozenFigure:
-    """``fig`` as a :class:`FrozenFigure` (the same content; ``fig`` itself is not changed).
+    """``fig`` itself, made a :class:`FrozenFigure` (its plain form computed now, once).
+
+    The figure is converted in place (no copy of its traces), so pass a figure nobody else
+    holds, such as one a builder just returned.
 
     Examples
     --------
@@ -76,7 +79,12 @@ def freeze(fig: go.Figure) -> FrozenFigure:
     """
     if isinstance(fig, FrozenFigure):
         return fig
-    return FrozenFigure(fig.to_dict(), _validate=False)
+    if type(fig) is not go.Figure:
+        raise TypeError(f"freeze() takes a plotly.graph_objects.Figure, got {type(fig).__name__}")
+    frozen = go.Figure.to_dict(fig)
+    fig.__class__ = FrozenFigure
+    fig._frozen = frozen
+    return fig
 
 
 def axis_refs(row: int, col: int, cols: int) -> tuple[str, str]:

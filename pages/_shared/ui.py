@@ -142,6 +142,14 @@ def number_table(frame: pd.DataFrame, *, formats: Mapping[str, str] | None = Non
     return pd.DataFrame(columns, index=frame.index), config
 
 
+def show_number_table(frame: pd.DataFrame, *, formats: Mapping[str, str] | None = None,
+                      default: str = "{:.1f}", labels: Mapping[str, str] | None = None,
+                      **kwargs) -> None:
+    """``st.dataframe`` of :func:`number_table` (``kwargs`` go to ``st.dataframe``)."""
+    shown, config = number_table(frame, formats=formats, default=default, labels=labels)
+    st.dataframe(shown, column_config=config, **kwargs)
+
+
 def table_height(n_rows: int) -> int:
     """Pixel height that shows ``n_rows`` rows of ``st.dataframe`` without scrolling."""
     return 38 + 35 * int(n_rows) + 2
