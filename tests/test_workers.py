@@ -170,3 +170,50 @@ def test_scenario_runs_equal_the_frame_functions(kind, frames):
         a = scenario_runs.walk_for(DEFAULT_SCENARIO, **kw)
         b = walk_algorithm1(frame, source_frame=source, **kw)
         pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+
+
+def _assert_same(a, b, path="view"):
+    """Recursive equality of result objects (dataclasses, dicts, arrays, numbers)."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(a):
+        assert type(a) is type(b), path
+        for f in dataclasses.fields(a):
+            _assert_same(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), path
+        for k in a:
+            _assert_same(a[k], b[k], f"{path}[{k!r}]")
+    elif isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b, err_msg=path)
+    elif isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b)
+    elif isinstance(a, float) and np.isnan(a):
+        assert np.isnan(b), path
+    else:
+        assert a == b, path
+
+
+def test_pool_equals_inline_on_a_reliability_view(pool, frames):
+    from core.calibration.reliability_view import reliability_view, rule_frame
+
+    frame, _ = frames
+    rules = {r: rule_frame(frame[r], frame["y"], frame["z"], frame["weight"])
+             for r in ("native", "eg")}
+    call = Call(reliability_view, (rules,), dict(rules=("native", "eg"), label="z", n_bins=8,
+                                                  strategy="quantile", bands=True))
+    pooled = run_calls({"v": call})["v"]
+    inline = call()
+    assert pooled.band_rule == "native" and pooled.label == "z"
+    _assert_same(pooled, inline)
+
+
+@pytest.mark.parametrize("rules, message", [((), "at least one rule"),
+                                            (("native", "nope"), "no frame for the rules")])
+def test_reliability_view_rejects_missing_rules(frames, rules, message):
+    from core.calibration.reliability_view import reliability_view, rule_frame
+
+    frame, _ = frames
+    with pytest.raises(ValueError, match=message):
+        reliability_view({"native": rule_frame(frame["native"], frame["y"])}, rules=rules,
+                         label="y", n_bins=5, strategy="uniform", bands=False)

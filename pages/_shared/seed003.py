@@ -29,18 +29,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from core.calibration.bridge import bridge_analysis, bridge_items
-from core.calibration.corp import (
-    CorpBand,
-    CorpCurve,
-    corp_consistency_band,
-    corp_curve,
-)
 from core.calibration.nq301 import (
     location_rules,
     real_pilot_budgets,
@@ -54,12 +47,13 @@ from core.calibration.pilot import (
     simulate_pilots,
     walk_algorithm1,
 )
-from core.calibration.reliability import (
-    ConsistencyBands,
-    ReliabilityCurve,
-    consistency_bands,
-    reliability_curve,
+from core.calibration.reliability_view import (
+    ReliabilityView,
+    label_of,
+    rule_frame,
+    weights_of,
 )
+from core.calibration.reliability_view import reliability_view as compute_reliability_view
 from core.calibration.report import read_score_csv
 from core.calibration.scenario import (
     DEFAULT_SCENARIO,
@@ -70,9 +64,7 @@ from core.calibration.scenario import (
 from core.calibration.scenario_runs import curve_for, pilots_for, walk_for
 from core.calibration.smooth import (
     SmoothBand,
-    SmoothReliability,
     smooth_consistency_band,
-    smooth_reliability,
 )
 from core.calibration.summary import score_summary
 from core.evaluation.cached import load_runs
@@ -519,25 +511,6 @@ def read_upload(uploaded, *, key: str) -> tuple[pd.DataFrame, str, str] | None:
 
 
 # ---------------------------------------------------------------- reliability analysis
-def rule_frame(p, y, z=None, weight=None) -> pd.DataFrame:
-    """A rule's data in the shape :func:`reliability_view` reads: ``p, y[, z][, weight]``."""
-    out = pd.DataFrame({"p": np.asarray(p, float), "y": np.asarray(y, float)})
-    if z is not None:
-        out["z"] = np.asarray(z, float)
-    if weight is not None:
-        out["weight"] = np.asarray(weight, float)
-    return out
-
-
-def _label_of(frame: pd.DataFrame, label: str) -> np.ndarray:
-    col = label if label in frame.columns else "y"
-    return frame[col].to_numpy(float)
-
-
-def _weights_of(frame: pd.DataFrame) -> np.ndarray | None:
-    return frame["weight"].to_numpy(float) if "weight" in frame.columns else None
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def score_table(data_key: tuple, rules: tuple[str, ...], label: str, n_bins: int,
                 strategy: str, _frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -549,67 +522,33 @@ def score_table(data_key: tuple, rules: tuple[str, ...], label: str, n_bins: int
     rows = []
     for name in rules:
         f = _frames[name]
-        rows.append({"rule": name, **score_summary(f["p"], _label_of(f, label),
-                                                   weights=_weights_of(f), n_bins=n_bins,
+        rows.append({"rule": name, **score_summary(f["p"], label_of(f, label),
+                                                   weights=weights_of(f), n_bins=n_bins,
                                                    strategy=strategy)})
     return pd.DataFrame(rows)
 
 
-@dataclass(frozen=True, eq=False)
-class ReliabilityView:
-    """Everything the Reliability page draws for one label (see :func:`reliability_view`)."""
-
-    label: str
-    binned: dict[str, ReliabilityCurve]
-    corp: dict[str, CorpCurve]
-    smooth: dict[str, SmoothReliability]
-    band: ConsistencyBands | None
-    corp_band: CorpBand | None
-    smooth_band: SmoothBand | None
-    band_rule: str | None
-    prevalence: float
+#: Reliability views kept across sessions.
+RELIABILITY_STORE_ENTRIES = 32
 
 
-@shared_cache(max_entries=32, spinner="Computing the reliability curves…")
 def reliability_view(data_key: tuple, rules: tuple[str, ...], label: str, n_bins: int,
                      strategy: str, bands: bool,
                      _frames: Mapping[str, pd.DataFrame]) -> ReliabilityView:
-    """Binned, CORP and smooth curves of every rule under ``label``, bands for the first.
+    """:func:`core.calibration.reliability_view.reliability_view`, shared by every session.
 
-    Parameters
-    ----------
-    data_key : tuple
-        Small values that determine ``_frames`` (e.g. the scenario knobs, or the store path
-        and stamp, or an upload's digest).
-    rules : tuple of str
-        The rules to draw, in order (the first one gets the consistency bands).
-    label : {"y", "z"}
-    n_bins, strategy : binning of the binned curve and its band.
-    bands : bool
-        Compute the seeded consistency bands (binned: 1,000 resamples; CORP and smooth: 100;
-        level .9).
-    _frames : mapping rule → :func:`rule_frame` (not hashed).
+    ``data_key`` holds the small values that determine ``_frames`` (the scenario knobs, the
+    store path and stamp, or an upload's digest); ``_frames`` maps each rule to its
+    :func:`~core.calibration.reliability_view.rule_frame`. A miss runs on the worker pool.
     """
-    binned, corp, smooth = {}, {}, {}
-    for name in rules:
-        f = _frames[name]
-        p, y, w = f["p"].to_numpy(float), _label_of(f, label), _weights_of(f)
-        binned[name] = reliability_curve(p, y, n_bins=n_bins, strategy=strategy, weights=w)
-        corp[name] = corp_curve(p, y, weights=w)
-        smooth[name] = smooth_reliability(p, y)
-    first = _frames[rules[0]]
-    p0, w0 = first["p"].to_numpy(float), _weights_of(first)
-    band = cband = sband = None
-    if bands:
-        band = consistency_bands(p0, n_bins=n_bins, strategy=strategy, weights=w0,
-                                 n_boot=1000, level=0.9, seed=0)
-        cband = corp_consistency_band(p0, weights=w0, n_boot=100, level=0.9, seed=0)
-        sband = smooth_consistency_band(p0, sigma=smooth[rules[0]].sigma, n_boot=100,
-                                        level=0.9, seed=0)
-    prev = float(np.average(_label_of(first, label), weights=w0))
-    return ReliabilityView(label=label, binned=binned, corp=corp, smooth=smooth, band=band,
-                           corp_band=cband, smooth_band=sband,
-                           band_rule=rules[0] if bands else None, prevalence=prev)
+    key = (tuple(data_key), tuple(rules), label, int(n_bins), strategy, bool(bands))
+    frames = {r: _frames[r] for r in rules}
+    call = Call(compute_reliability_view, (frames,), dict(
+        rules=tuple(rules), label=label, n_bins=int(n_bins), strategy=strategy,
+        bands=bool(bands)))
+    return cached_calls(result_store("reliability", RELIABILITY_STORE_ENTRIES),
+                        {"view": (key, lambda: call)},
+                        spinner="Computing the reliability curves…")["view"]
 
 
 # ---------------------------------------------------------------- figures and downloads
