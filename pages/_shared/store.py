@@ -5,9 +5,10 @@
 * :func:`ensure_store` builds the default testbed (``TestbedConfig()``: 4 seeds × 480
   personas) the first time the app starts without a store, inside ``st.status``.
 * One read-only connection per store file is cached with ``st.cache_resource``; every loader
-  is an ``st.cache_data`` function keyed on small values only: the path, the file's
-  modification stamp (so a rebuilt store is never served from a stale cache), a seed and a
-  persona id.
+  is cached keyed on small values only: the path, the file's modification stamp (so a
+  rebuilt store is never served from a stale cache), a seed and a persona id. What the
+  Walkthrough reads on every rerun (the personas, the selection pool, one persona's bundle)
+  is shared as it is (``shared_cache``: no unpickled copy per rerun; never change it).
 * Anything wrong with the store ends the page with one ``st.error`` line, no traceback
   (:func:`store_guard`), and no server path: messages name the store file only.
 * A data folder the server cannot write (a read-only checkout, a locked-down container)
@@ -54,6 +55,8 @@ from core.testbed.labels import ground_truth, ground_truth_codes
 from core.testbed.questions import QIDS
 from core.testbed.readout import readout
 from core.testbed.schema import Testbed
+
+from .cache import shared_cache
 
 __all__ = [
     "PersonaBundle",
@@ -198,16 +201,18 @@ def load_store_info(path: str, stamp: int) -> dict:
     return asdict(store_info(path))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@shared_cache(max_entries=8)
 def load_personas(path: str, stamp: int) -> pd.DataFrame:
-    """The personas table (every seed), in store order."""
+    """The personas table (every seed), in store order (shared: read, never change it)."""
     con = get_connection(path, stamp)
     return query_df(con, "SELECT * FROM personas ORDER BY seed, row")
 
 
-@st.cache_data(show_spinner="Ranking candidate instances…", max_entries=8)
+@shared_cache(max_entries=8, spinner="Ranking candidate instances…")
 def load_selection_pool(path: str, stamp: int) -> pd.DataFrame:
     """:func:`select_walkthrough` over the test split of every seed, rejected pairs kept.
+
+    Shared by every session as it is (no copy per rerun): read it, never change it.
 
     With cached predictions in the store this is the full §8.7 protocol (filters ii, iii, v;
     column ``reference`` says whether a frontier LLM or the Majority-Vote stand-in was used
@@ -257,9 +262,10 @@ class PersonaBundle:
     atoms: np.ndarray
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@shared_cache(max_entries=64)
 def load_persona(path: str, stamp: int, seed: int, persona_id: str) -> PersonaBundle:
-    """Load one persona's testbed slice and compute its GT, statistics and μ* atoms."""
+    """Load one persona's testbed slice and compute its GT, statistics and μ* atoms (shared by
+    every session: read it, never change it)."""
     con = get_connection(path, stamp)
     tb = load_testbed(con, seed=int(seed), persona_id=str(persona_id))
     codes, stats = ground_truth_codes(tb)
