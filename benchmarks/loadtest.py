@@ -1764,13 +1764,19 @@ def check_targets(mode: str, phases: list[dict], peak_rss: int) -> list[dict]:
                     "pass": (i["all"]["p95"] is not None and i["all"]["p95"] <= TARGET_LOADED_P95)
                     if full and graded else None, "info": not graded})
     if warm is not None:
-        worst = max(((v, k) for k, v in warm["interaction_page_p95"].items() if v is not None),
-                    default=(None, ""))
+        # the issue's own exception: the bias lab's interactions regenerate and refit a seed
+        # (every knob of that page is a new setting unless the whole combination repeats),
+        # and that cache miss has its own budget, TARGET_MISS_P95
+        budget = {k: (TARGET_MISS_P95 if k.strip("/") == BIAS_PAGE else TARGET_WARM_P95)
+                  for k in warm["interaction_page_p95"]}
+        worst = max(((v / budget[k], v, k) for k, v in warm["interaction_page_p95"].items()
+                     if v is not None), default=(None, None, ""))
         out.append({"target": f"p95 server time per interaction <= {TARGET_WARM_P95} s, one "
-                    "visitor on a warm server (every page)",
-                    "value": f"worst page {worst[1]} {_ms(worst[0])} ms, overall "
+                    f"visitor on a warm server (every page; {BIAS_PAGE} <= {TARGET_MISS_P95} "
+                    "s, its regenerate-and-refit)",
+                    "value": f"worst page {worst[2]} {_ms(worst[1])} ms, overall "
                     f"{_ms(warm['interaction_server_p95'])} ms",
-                    "pass": (worst[0] is not None and worst[0] <= TARGET_WARM_P95)
+                    "pass": (worst[0] is not None and worst[0] <= 1.0)
                     if graded else None, "info": not graded})
     if miss is not None:
         new = miss["interaction"]["new"]
