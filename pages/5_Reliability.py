@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.calibration.paper import TABLE2
 from core.calibration.scenario import DEFAULT_SCENARIO
 from core.figures.calibration import (
     binned_reliability_figure,
@@ -81,9 +82,6 @@ RES_RULES = (*BRIDGE_METHODS, "tier prior")
 UP_RULES = ("p", "p_b")
 RULE_NAMES = {"native": "native", "eg": "EG", "tier prior": "tier prior", **METHOD_SHORT}
 COLORS = rule_colors([*SCN_RULES, *NQ_RULES, *RES_RULES, *UP_RULES])
-#: seed 003 Table 2 (259 beliefs): (rule, label) → (Brier, ten-bin ECE, |CIL|)
-TABLE2 = {("native", "z"): (0.446, 0.493, 0.472), ("eg", "z"): (0.220, 0.127, 0.097),
-          ("native", "y"): (0.178, 0.058, 0.017), ("eg", "y"): (0.330, 0.392, 0.392)}
 NUM3 = st.column_config.NumberColumn(format="%.3f")
 #: a metric delta that informs rather than measures a change: no colour, no arrow
 INFO = {"delta_color": "off", "delta_arrow": "off"}

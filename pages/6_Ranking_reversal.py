@@ -38,6 +38,7 @@ from core.calibration.nq301 import (
     prevalence_shift,
     system_accuracy,
 )
+from core.calibration.paper import TABLE3
 from core.figures.calibration import (
     bridge_figure,
     brier_gap_figure,
@@ -87,10 +88,6 @@ PROTOCOL_NAMES = {"unmatched_as_false": "Unmatched-as-false (Z)",
                   "matched_only": "Matched-only (IR condensed list)",
                   "closed_world": "Closed-world (the reference's own propositions)",
                   "adjudicated": "Adjudicated truth (Y)"}
-#: seed 003 Table 3: protocol → (frame, selected rule)
-TABLE3 = {"unmatched_as_false": ("259 beliefs", "EG"), "matched_only": ("1,017 beliefs", "native"),
-          "closed_world": ("1,855 propositions", "native"),
-          "adjudicated": ("259 beliefs", "native")}
 NUM3 = st.column_config.NumberColumn(format="%.3f")
 #: a metric delta that informs rather than measures a change: no colour, no arrow
 INFO = {"delta_color": "off", "delta_arrow": "off"}

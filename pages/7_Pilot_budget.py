@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.calibration.paper import TABLE5_A, TABLE5_B
 from core.figures.calibration import (
     algorithm1_figure,
     budget_curves_figure,
@@ -81,11 +82,6 @@ WALK_STEPS = (10, 20, 30, 40, 50, 75, 100, 150, 200)
 NQ_BUDGETS = (25, 50, 100, 200)
 NQ_A = ("agreement", *NQ_LOCATION_RULES)
 NQ_B = (*NQ_CONSTANT_RULES, *NQ_LOCATION_RULES, "agreement")
-#: seed 003 Table 5 panel A, local unit (50 usable labels, 5,000 repetitions)
-TABLE5_A = {"rmse": (0.0483, 0.0309), "mean_width": (0.2146, 0.1356), "coverage": 0.959}
-#: Table 5 panel B, local unit
-TABLE5_B = {"ref_raw": 0.3300, "ref_zplatt": 0.4105, "restored_raw": 0.1778,
-            "pilot_only": 0.1776, "trisource": 0.1722, "full_y": 0.1700}
 NUM3 = st.column_config.NumberColumn(format="%.3f")
 #: a metric delta that informs rather than measures a change: no colour, no arrow
 INFO = {"delta_color": "off", "delta_arrow": "off"}
@@ -167,14 +163,15 @@ def panel() -> None:
                 help="Root-mean-square error of the estimated truth gap Δ_Y over the pilots.")
     m[1].metric("95 % width", f"{tri['mean_width']:.4f}", border=True,
                 delta=f"human-only {hum['mean_width']:.4f}", **INFO,
-                help=f"{tri['width_reduction']:.1%} narrower than human-only (seed 003: 36.8 % at "
-                     "50 usable labels).")
+                help=f"{tri['width_reduction']:.1%} narrower than human-only (seed 003: "
+                     f"{TABLE5_A['width_reduction']:.1%} at {TABLE5_A['budget']} usable labels).")
     m[2].metric("Coverage", f"{tri['coverage']:.3f}", border=True,
                 delta=f"human-only {hum['coverage']:.3f}", **INFO,
                 help="Share of pilots whose 95 % interval contains the full-frame truth gap.")
     m[3].metric("Right direction", f"{tri['p_correct_direction']:.3f}", border=True,
                 delta=f"human-only {hum['p_correct_direction']:.3f}", **INFO,
-                help="P(the estimate has the sign of Δ_Y); seed 003: ≥ .996 at 50 attempted.")
+                help="P(the estimate has the sign of Δ_Y); seed 003: ≥ "
+                     f"{TABLE5_A['p_correct_direction_min']:.3f} at 50 attempted.")
     m[4].metric("False stops", f"{tri['false_termination']:.3f}", border=True,
                 delta=f"human-only {hum['false_termination']:.3f}", **INFO,
                 help="False terminations: stopped (interval excludes 0, ≥ 8 stores) on the wrong "
@@ -262,9 +259,11 @@ def table5_panel_a(panel_a: pd.DataFrame, budget: int) -> None:
     st.dataframe(panel_a, hide_index=True, width="stretch",
                  column_config={c: NUM4 for c in panel_a.columns
                                 if c not in ("estimator", "budget")})
-    st.caption("Seed 003, local unit, 50 usable labels, 5,000 repetitions: RMSE .0483 / "
-               ".0309, 95 % width .2146 / .1356 (human-only / TriSource), coverage .959, "
-               "width reduction 36.8 %.")
+    (h_rmse, t_rmse), (h_w, t_w) = TABLE5_A["rmse"], TABLE5_A["mean_width"]
+    st.caption(f"Seed 003, local unit, {TABLE5_A['budget']} usable labels, "
+               f"{TABLE5_A['reps']:,} repetitions: RMSE {h_rmse:.4f} / {t_rmse:.4f}, 95 % width "
+               f"{h_w:.4f} / {t_w:.4f} (human-only / TriSource), coverage "
+               f"{TABLE5_A['coverage']:.3f}, width reduction {TABLE5_A['width_reduction']:.1%}.")
     download_row(key="pb_dl_panel_a", stem=f"pilot_panel_a_b{budget}", frame=panel_a,
                  what="Panel A")
 
