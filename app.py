@@ -84,6 +84,9 @@ PAGES = (
      "How many human labels settle the question: simulated pilots (human-only "
      "versus TriSource-Restore), one pilot walked through select → repair → "
      "escalate → gate, and the same budgets on real held-back human labels."),
+    ("pages/8_Glossary.py", "Glossary", ":material/menu_book:",
+     "Every term, short form and symbol the pages use, in plain words, with where it "
+     "comes from, and how the pages sign a gap between two rules."),
 )
 for page, title, icon, teaches in PAGES:
     with st.container(border=True):

@@ -41,6 +41,7 @@ PAGES = {
     "pages/7_Pilot_budget.py": ("pb_budget", "pb_reps", "pb_design", "pb_kind", "pb_omit",
                                 "pb_fmr", "pb_disc", "pb_judge", "pb_walk", "pb_jbias", "pb_nq_a",
                                 "pb_nq_b"),
+    "pages/8_Glossary.py": ("gl_query",),  # no URL parameters: every one is dropped
 }
 #: Each hostile value carries this marker, so a leak is easy to find.
 MARK = "QZXJ"
