@@ -217,3 +217,27 @@ def test_reliability_view_rejects_missing_rules(frames, rules, message):
     with pytest.raises(ValueError, match=message):
         reliability_view({"native": rule_frame(frame["native"], frame["y"])}, rules=rules,
                          label="y", n_bins=5, strategy="uniform", bands=False)
+
+
+def _main_file_seen() -> str | None:
+    """In a worker: the file of the ``__main__`` the worker imported at start, if any."""
+    import sys
+
+    mp_main = sys.modules.get("__mp_main__")
+    return getattr(mp_main, "__file__", None)
+
+
+def test_workers_never_import_the_running_page(pool, monkeypatch, tmp_path):
+    """Streamlit makes the running page ``__main__``; a new worker would otherwise import it
+    (run the whole page) before it takes its first call."""
+    import sys
+    import types
+
+    page, marker = tmp_path / "page_as_main.py", tmp_path / "the page ran"
+    page.write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    fake = types.ModuleType("__main__")
+    fake.__file__ = str(page)
+    monkeypatch.setitem(sys.modules, "__main__", fake)
+    assert run_calls({"f": Call(_main_file_seen)}) == {"f": None}
+    assert sys.modules["__main__"] is fake  # restored after the submission
+    assert not marker.exists()

@@ -23,15 +23,18 @@ checks pool against inline on real simulations).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import time
+import types
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -49,6 +52,9 @@ PRELOAD = ("numpy", "pandas", "scipy.special", "scipy.stats", "core.calibration.
 #: Seconds a pooled call may take before it is computed in the script thread instead.
 CALL_TIMEOUT = 120.0
 _MISSING = object()
+#: Serialises submissions, so that two sessions never swap ``__main__`` at once (a lock, the
+#: module's only global, holds no data).
+_SUBMIT = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -159,6 +165,25 @@ def worker_pool(n: int) -> ProcessPoolExecutor | None:
         return None
 
 
+@contextlib.contextmanager
+def _neutral_main() -> Iterator[None]:
+    """Hide the running page from worker processes started meanwhile.
+
+    Streamlit sets ``sys.modules["__main__"]`` to the page it is running, and a process
+    started by ``multiprocessing`` (also through the fork server) first imports the parent's
+    ``__main__`` by its file: every new worker would run a whole page script. While a call is
+    submitted (which may start a worker), ``__main__`` is a module without a file, so the
+    worker imports nothing but ``core``.
+    """
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
 def run_calls(calls: Mapping[str, Call]) -> dict[str, Any]:
     """Every call's result by name: on the worker pool side by side, else one by one.
 
@@ -171,8 +196,9 @@ def run_calls(calls: Mapping[str, Call]) -> dict[str, Any]:
         return {name: call() for name, call in calls.items()}
     futures: dict[str, Future] = {}
     try:
-        for name, call in calls.items():
-            futures[name] = pool.submit(call.fn, *call.args, **call.kwargs)
+        with _SUBMIT, _neutral_main():
+            for name, call in calls.items():
+                futures[name] = pool.submit(call.fn, *call.args, **call.kwargs)
     except (BrokenProcessPool, RuntimeError) as exc:  # broken or shut down: start afresh
         _LOG.warning("worker pool unusable (%s); computing in the script thread", exc)
         worker_pool.clear()
