@@ -67,6 +67,7 @@ def test_core_never_imports_streamlit_or_the_pages(name, path):
 #: Modules beside the layers, and the layers of ``core`` each may import.
 BESIDE = {
     "core": (), "core.stats": (), "core.urlparams": (), "core.frozen": (), "core.glossary": (),
+    "core.worker_init": (),
     "core.store": ("core.testbed",), "core.audit": ("core.testbed", "core.store"),
     "core.cli": None, "core.__main__": None,  # the command line may use everything
 }

@@ -241,3 +241,9 @@ def test_workers_never_import_the_running_page(pool, monkeypatch, tmp_path):
     assert run_calls({"f": Call(_main_file_seen)}) == {"f": None}
     assert sys.modules["__main__"] is fake  # restored after the submission
     assert not marker.exists()
+
+
+def test_workers_import_neither_streamlit_nor_the_pages(pool):
+    from tests.worker_probe import glue_modules_loaded
+
+    assert run_calls({"m": Call(glue_modules_loaded)}) == {"m": []}

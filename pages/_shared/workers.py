@@ -11,7 +11,8 @@ the interpreter is free for the other sessions meanwhile.
 The pool has ``$ARBITER_WORKERS`` processes (``serve.py``, hence ``make run`` and the Docker
 image, sets 2; unset or 0 means no pool: misses are computed in the script thread, one after
 the other, as under AppTest). Workers are started by a fork server that has imported ``core``
-once, and run only ``core`` functions (never Streamlit). A call is a module-level function
+once, are prepared by :func:`core.worker_init.prepare`, and run only ``core`` functions: they
+never import Streamlit or the pages. A call is a module-level function
 and small, picklable arguments; its result comes back pickled. A worker that dies or a pool
 that cannot start is not an error for the visitor: the call is computed in the script thread
 instead, and the pool is replaced on the next call.
@@ -24,8 +25,6 @@ checks pool against inline on real simulations).
 from __future__ import annotations
 
 import contextlib
-import gc
-import importlib
 import logging
 import multiprocessing
 import os
@@ -41,6 +40,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
+
+from core.worker_init import prepare
 
 __all__ = ["Call", "ResultStore", "cached_calls", "result_store", "run_calls", "worker_count",
            "worker_pool"]
@@ -133,19 +134,6 @@ def worker_count() -> int:
     return max(0, min(n, 8))
 
 
-def _start_worker() -> None:
-    """Each worker, once: import what the calls use and freeze it out of the cyclic GC.
-
-    The modules come from the fork server already imported; freezing them (as
-    ``pages/_shared/preload.py`` does in the server) keeps the worker's full collections from
-    walking them in the middle of a call (a bias-lab refit took 0.57 s instead of 0.3 s).
-    """
-    for name in PRELOAD:
-        importlib.import_module(name)
-    gc.collect()
-    gc.freeze()
-
-
 def _shutdown(pool: ProcessPoolExecutor | None) -> None:
     if pool is not None:
         pool.shutdown(wait=False, cancel_futures=True)
@@ -159,7 +147,8 @@ def worker_pool(n: int) -> ProcessPoolExecutor | None:
     try:
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(list(PRELOAD))
-        return ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_start_worker)
+        return ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=prepare,
+                                   initargs=(PRELOAD,))
     except (OSError, ValueError, RuntimeError) as exc:  # no fork server on this platform
         _LOG.warning("no worker pool (%s); computing in the script thread", exc)
         return None
