@@ -99,7 +99,6 @@ __all__ = [
     "reliability_view",
     "rule_frame",
     "run_judge_check",
-    "run_pilots",
     "run_real_pilot",
     "run_rule_pairs",
     "run_walk",
@@ -366,15 +365,6 @@ def pilot_results(omission_rate: float, false_match_rate: float, discrimination:
         calls["walk"] = _walk_entry(knobs, *walk)
     out = cached_calls(_pilot_store(), calls, spinner="Simulating pilots…")
     return out["sim"], out["curve"]
-
-
-def run_pilots(omission_rate: float, false_match_rate: float, discrimination: float,
-               judge_quality: float, budget: int, reps: int, design: str,
-               budget_kind: str = "attempted", seed: int = 0) -> PilotSimulation:
-    """:func:`core.calibration.pilot.simulate_pilots` on the scenario (held-out repair on)."""
-    knobs = _knobs(omission_rate, false_match_rate, discrimination, judge_quality)
-    return cached_calls(_pilot_store(), {"sim": _pilots_entry(
-        knobs, budget, reps, design, budget_kind, seed)}, spinner="Simulating pilots…")["sim"]
 
 
 def run_walk(omission_rate: float, false_match_rate: float, discrimination: float,
