@@ -129,6 +129,25 @@ def gap_analysis(ca, cb, y, z, w) -> dict:
             "pz": float(np.average(z, weights=w)), "py": float(np.average(y, weights=w))}
 
 
+def follow_truth(data: str) -> None:
+    """When the visitor switches the data, π starts at that data's truth prevalence E[Y].
+
+    The scenario's is the slider's default (seed 003's .783 under adjudicated truth); NQ-open's
+    is the share of the 1,490 answers the humans accept. A link's ``rr_prev`` is kept on the
+    run that opens the page; only a later switch of the data resets π.
+    """
+    last = st.session_state.get("_rr_prev_data")
+    st.session_state["_rr_prev_data"] = data
+    if last is None or last == data:
+        return
+    if data == "nq":
+        y = nq_answers_or_stop(str(path), stamp)["y"].to_numpy(float)
+        truth = float(np.nanmean(y))
+    else:
+        truth = float(P_PREV.default)
+    st.session_state[P_PREV.key] = round(round(truth / P_PREV.step) * P_PREV.step, 10)
+
+
 @st.fragment
 def main_panel() -> None:
     """Data, prevalence, rules and the verdict, curve, identity and protocols they give."""
@@ -138,6 +157,7 @@ def main_panel() -> None:
             P_DATA, "Data", format_func=DATA.get,
             help="Scenario: seed 003's synthetic belief stores, native vs EG. NQ-open: 1,490 real "
                  "answers, cross-system agreement vs a constant (or any pair).")
+    follow_truth(data)
     with top2:
         prev = float(url_slider(
             P_PREV, "Prevalence π of the label you score against", format="%.2f",

@@ -210,6 +210,22 @@ def test_ranking_reversal_omission_slider_moves_the_reference(env):
     assert after != before and after.endswith(before.split(" → ")[1])  # Y does not move
 
 
+def test_ranking_reversal_prevalence_follows_the_data(env):
+    """Switching the data puts π at that data's truth prevalence E[Y] (a link's π is kept)."""
+    import duckdb
+
+    with duckdb.connect(str(env), read_only=True) as con:
+        truth = con.execute("SELECT avg(y) FROM nq301_answers").fetchone()[0]
+    at = open_page(REVERSAL, {"rr_prev": "0.4"})
+    assert at.slider(key="rr_prev").value == pytest.approx(0.4)
+    at.button_group(key="rr_data").set_value("nq").run()
+    assert clean(at)
+    assert 0.5 < truth < 0.6  # NQ-open: the humans accept about 55 % of the answers
+    assert at.slider(key="rr_prev").value == pytest.approx(round(truth, 2))
+    at.button_group(key="rr_data").set_value("scenario").run()
+    assert at.slider(key="rr_prev").value == pytest.approx(0.78)
+
+
 def test_ranking_reversal_nq_case_and_bad_url(env):
     at = open_page(REVERSAL, {"rr_data": "NQ-open", "rr_prev": "2"})
     assert not at.exception and not at.error

@@ -187,6 +187,9 @@ def test_pilot_coverage_at_50(items):
         assert abs(s.loc[est, "coverage"] - 0.95) <= tol
     assert s.loc["trisource", "mean_width"] < s.loc["human_only", "mean_width"]
     assert s.loc["trisource", "rmse"] < s.loc["human_only", "rmse"]
+    # where β came from, in words (no Python booleans in the prose the pages show)
+    assert res.beta_origin.startswith("cross-fitted") and "5 % gate" in res.beta_origin
+    assert "True" not in res.beta_origin and "False" not in res.beta_origin
 
 
 def test_to_store(frame, items):

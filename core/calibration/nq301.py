@@ -1072,8 +1072,14 @@ def real_pilot_budgets(items: pd.DataFrame, *, budgets: Sequence[int] = (25, 50,
             aux[tgt] = z[tgt] + (q[tgt] - z[tgt, None]) @ b
         frame = base.assign(q_1=np.clip(aux, 0.0, 1.0))
         beta_vec = np.array([1.0])
-        origin = ("crossfit: each question half's β learned on the other half "
-                  f"(gate passed: {passed[0]}, {passed[1]})")
+        if all(passed):
+            gates = "passed on both halves"
+        elif any(passed):
+            gates = f"passed on half {passed.index(True) + 1} only (β = 0 on the other)"
+        else:
+            gates = "failed on both halves (β = 0)"
+        origin = ("cross-fitted: each half of the questions uses β learned on the other; the "
+                  f"{gate * 100:g} % gate {gates}")
     else:
         b = np.broadcast_to(np.asarray(beta, float), (3,)).copy()
         if np.any(b < 0) or b.sum() > 1 + 1e-12:
