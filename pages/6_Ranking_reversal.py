@@ -133,12 +133,12 @@ def follow_truth(data: str) -> None:
     """When the visitor switches the data, π starts at that data's truth prevalence E[Y].
 
     The scenario's is the slider's default (seed 003's .783 under adjudicated truth); NQ-open's
-    is the share of the 1,490 answers the humans accept. A link's ``rr_prev`` is kept on the
-    run that opens the page; only a later switch of the data resets π.
+    is the share of the 1,490 answers the humans accept. A link's valid ``rr_prev`` is kept
+    on the run that opens the page; a link to NQ-open without one starts at its E[Y].
     """
     last = st.session_state.get("_rr_prev_data")
     st.session_state["_rr_prev_data"] = data
-    if last is None or last == data:
+    if last == data or (last is None and (data == "scenario" or P_PREV.key in st.query_params)):
         return
     if data == "nq":
         y = nq_answers_or_stop(str(path), stamp)["y"].to_numpy(float)

@@ -224,6 +224,11 @@ def test_ranking_reversal_prevalence_follows_the_data(env):
     assert at.slider(key="rr_prev").value == pytest.approx(round(truth, 2))
     at.button_group(key="rr_data").set_value("scenario").run()
     assert at.slider(key="rr_prev").value == pytest.approx(0.78)
+    # a link straight to NQ-open starts at its E[Y] too, unless it names π
+    at = open_page(REVERSAL, {"rr_data": "NQ-open"})
+    assert at.slider(key="rr_prev").value == pytest.approx(round(truth, 2))
+    at = open_page(REVERSAL, {"rr_data": "NQ-open", "rr_prev": "0.3"})
+    assert at.slider(key="rr_prev").value == pytest.approx(0.3)
 
 
 def test_ranking_reversal_nq_case_and_bad_url(env):
