@@ -719,24 +719,22 @@ def fit_monotone_batch(x, v, st, stx, *, max_iter: int = 100, tol: float = 1e-10
         a[:], g[:] = sa[0], max(sg[0], 0.0)
     converged = np.zeros(R, bool)
     active = np.arange(R)
-    if not shared:  # the active rows' data, gathered again only when some row finishes
-        xa, va, vxa, vxxa = x, v, vx, vxx
-    sta, stxa = st, stx
     for _ in range(max_iter):
         ai, gi = a[active], g[active]
         if shared:
             p = expit(ai[:, None] + gi[:, None] * x[None, :])
             h = p * (1.0 - p)
-            ga = np.einsum("rn,n->r", p, v) - sta
-            gg = np.einsum("rn,n->r", p, vx) - stxa
+            ga = np.einsum("rn,n->r", p, v) - st[active]
+            gg = np.einsum("rn,n->r", p, vx) - stx[active]
             haa = np.einsum("rn,n->r", h, v)
             hag = np.einsum("rn,n->r", h, vx)
             hgg = np.einsum("rn,n->r", h, vxx)
         else:
-            p = expit(ai[:, None] + gi[:, None] * xa)
+            va, vxa, vxxa = v[active], vx[active], vxx[active]
+            p = expit(ai[:, None] + gi[:, None] * x[active])
             h = p * (1.0 - p)
-            ga = (va * p).sum(1) - sta
-            gg = (vxa * p).sum(1) - stxa
+            ga = (va * p).sum(1) - st[active]
+            gg = (vxa * p).sum(1) - stx[active]
             haa, hag, hgg = (va * h).sum(1), (vxa * h).sum(1), (vxxa * h).sum(1)
         det = haa * hgg - hag * hag
         ok = det > 1e-14 * np.maximum(haa * hgg, 1e-300)
@@ -750,15 +748,10 @@ def fit_monotone_batch(x, v, st, stx, *, max_iter: int = 100, tol: float = 1e-10
         moved = np.abs(na - ai) + np.abs(ng - gi)
         a[active], g[active] = na, ng
         done = moved < tol * (1.0 + np.abs(na) + np.abs(ng))
-        if done.any():
-            converged[active[done]] = True
-            keep = ~done
-            active = active[keep]
-            if active.size == 0:
-                break
-            sta, stxa = sta[keep], stxa[keep]
-            if not shared:
-                xa, va, vxa, vxxa = xa[keep], va[keep], vxa[keep], vxxa[keep]
+        converged[active[done]] = True
+        active = active[~done]
+        if active.size == 0:
+            break
     neg = g < 0
     if neg.any():
         g = np.where(neg, 0.0, g)

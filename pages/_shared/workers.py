@@ -229,10 +229,7 @@ def cached_calls(store: ResultStore,
         else:
             out[name] = hit
     if todo:
-        if spinner:
-            with st.spinner(spinner):
-                fresh = run_calls(todo)
-        else:
+        with st.spinner(spinner) if spinner else contextlib.nullcontext():
             fresh = run_calls(todo)
         for name, value in fresh.items():
             store.put((name, calls[name][0]), value)
