@@ -40,7 +40,8 @@ os.environ.setdefault("ARBITER_WORKERS", str(min(2, os.cpu_count() or 1)))
 
 def _ensure_store() -> None:
     sys.path.insert(0, str(ROOT))
-    from core.store import DEFAULT_DB, StoreError, build_store, store_info
+    from core.build import build_store
+    from core.store import DEFAULT_DB, StoreError, store_info
     from core.testbed.config import TestbedConfig
 
     path = Path(os.environ.get("ARBITER_DB") or DEFAULT_DB)

@@ -1,4 +1,4 @@
-"""Benchmark: vectorised pilot estimators (DESIGN.md §3: 5,000 simulated pilots ≤ 1 s).
+"""Benchmark: vectorised pilot estimators (the design card §3: 5,000 simulated pilots ≤ 1 s).
 
 Run by hand: ``python benchmarks/bench_calibration.py [--repeat 7]``; prints medians.
 """

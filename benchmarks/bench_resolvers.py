@@ -1,4 +1,4 @@
-"""Benchmark: resolvers (DESIGN.md §3 budgets), run by hand.
+"""Benchmark: resolvers (the design card §3 budgets), run by hand.
 
 ``python benchmarks/bench_resolvers.py [--repeat 7] [--reproduce]`` prints medians for one
 seed's fit + calibrate + score of every resolver (budget ≤ 0.7 s), each resolver alone, the

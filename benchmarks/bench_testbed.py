@@ -1,4 +1,4 @@
-"""Benchmark: testbed generation, ground truth and direct readout (DESIGN.md §3 budgets).
+"""Benchmark: testbed generation, ground truth and direct readout (the design card §3 budgets).
 
 Run by hand: ``python benchmarks/bench_testbed.py [--repeat 7]``. Prints medians (and min/max)
 in seconds for one seed (480 personas) and for the default four seeds, plus a full store build.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.store import build_store  # noqa: E402
+from core.build import build_store  # noqa: E402
 from core.testbed.config import TestbedConfig  # noqa: E402
 from core.testbed.generate import generate  # noqa: E402
 from core.testbed.labels import ground_truth_codes  # noqa: E402

@@ -1,6 +1,6 @@
 """Audit of the ground truth: Python label functions against an independent SQL version.
 
-``DESIGN.md`` §4 (``audit``): recompute GT from the store's tables twice — with
+the design card §4 (``audit``): recompute GT from the store's tables twice — with
 :func:`core.testbed.labels.ground_truth` on arrays read back from the store, and with
 :func:`core.testbed.labels_sql.sql_ground_truth` inside DuckDB — and compare both with each
 other, with the stored ``ground_truth`` table and with imported ``reference_labels``.

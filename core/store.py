@@ -1,6 +1,6 @@
 """The DuckDB store: schema, atomic builds, and reads back into arrays.
 
-Tables (DESIGN.md §4; names and meanings are a contract):
+Tables (the design card §4; names and meanings are a contract):
 
 * ``meta(key, value)`` – schema version, config JSON and key, build time, origin.
 * ``personas`` – one row per persona (``schema.PERSONA_COLUMNS`` plus ``row``, the array order).
@@ -37,7 +37,6 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .testbed.config import TestbedConfig
 from .testbed.labels import ground_truth
 from .testbed.questions import QIDS, QUESTIONS, SOURCES
 from .testbed.readout import readout
@@ -50,7 +49,6 @@ __all__ = [
     "StoreInfo",
     "StoreError",
     "atoms_frame",
-    "build_store",
     "check_store_destination",
     "check_store_file",
     "connect",
@@ -173,7 +171,7 @@ def connect(path: str | os.PathLike, *, read_only: bool = True) -> duckdb.DuckDB
     """Open an existing store; ``StoreError`` with a one-line reason if it is missing or unreadable.
 
     Never creates a file, also with ``read_only=False`` (stores are created only by
-    :func:`write_store` and :func:`build_store`): the path is checked with
+    :func:`write_store` and :func:`core.build.build_store`): the path is checked with
     :func:`check_store_file` first.
     """
     p = check_store_file(path)
@@ -395,38 +393,6 @@ def write_store(
         raise
     step("done", 1.0)
     return store_info(path)
-
-
-def build_store(
-    path: str | os.PathLike,
-    config: TestbedConfig,
-    *,
-    progress: Callable[[str, float], None] | None = None,
-    evaluate: bool = True,
-) -> StoreInfo:
-    """Generate the testbed of ``config`` and write it, with GT, μ* and (unless
-    ``evaluate=False``) every resolver's cached test predictions, to ``path``.
-
-    ``path`` is checked with :func:`check_store_destination` before anything is generated.
-    """
-    check_store_destination(path)
-    from .calibration.nq301 import load_shipped_nq301
-    from .evaluation.run import predictions_frame, run_testbed
-    from .testbed.generate import generate
-
-    step = progress or (lambda msg, frac: None)
-    step(f"generating {len(config.seeds)} seed(s)", 0.05)
-    tb = generate(config)
-    preds = None
-    if evaluate:
-        step("fitting, calibrating and scoring every resolver", 0.15)
-        preds = predictions_frame(run_testbed(tb), run_id=f"default-{config.key}")
-    extra = {}
-    shipped = load_shipped_nq301()
-    if shipped is not None:
-        extra = {"nq301_items": shipped[0], "nq301_answers": shipped[1]}
-    return write_store(path, tb, origin="generated", config=config.to_dict(),
-                       predictions=preds, extra_tables=extra, progress=progress)
 
 
 def store_info(path: str | os.PathLike) -> StoreInfo:

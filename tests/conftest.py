@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.store import build_store
+from core.build import build_store
 from core.testbed.config import TestbedConfig
 
 #: 2 seeds × 36 personas (12 per difficulty; 5 test personas per difficulty and seed).

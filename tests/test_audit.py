@@ -10,8 +10,9 @@ import duckdb
 import pytest
 
 from core.audit import audit_store
+from core.build import build_store
 from core.cli import main
-from core.store import build_store, connect
+from core.store import connect
 from core.testbed.config import TestbedConfig
 
 SAMPLE = Path(__file__).resolve().parent / "fixtures" / "survey2agent-sample"  # CC BY 4.0

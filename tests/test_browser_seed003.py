@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from core.store import build_store
+from core.build import build_store
 from core.testbed.config import TestbedConfig
 from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.build import build_store
 from core.evaluation import tables as T
 from core.evaluation.cached import default_run_id, load_runs
 from core.evaluation.run import run_testbed
-from core.store import StoreError, build_store, connect, load_testbed
+from core.store import StoreError, connect, load_testbed
 from core.testbed.config import TestbedConfig
 
 CFG = TestbedConfig(seeds=(21, 22), personas_per_difficulty=20)

@@ -1,4 +1,4 @@
-"""Tests of the vectorised testbed generator (reference/testbed-spec.md §2.1, §2.5–2.7, §2.13)."""
+"""Tests of the vectorised testbed generator (the benchmark specification §2.1, §2.5–2.7, §2.13)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.store import build_store, connect, query_df
+from core.build import build_store
+from core.store import connect, query_df
 from core.testbed.config import TestbedConfig
 from core.testbed.generate import generate
 from core.testbed.labels import ground_truth_codes

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from core import store as store_mod
+from core.build import build_store
 from core.store import (
     StoreError,
-    build_store,
     check_store_destination,
     connect,
     load_testbed,
@@ -33,6 +33,34 @@ def built(tmp_path_factory):
     path = tmp_path_factory.mktemp("store") / "s.duckdb"
     build_store(path, CFG)
     return path
+
+
+def test_the_build_writes_seed_002s_checked_world(built):
+    """34 facts, 27 sources, 7 contacts and 8 journeys of the authored world (seed 002 §4.1)."""
+    con = connect(built)
+    try:
+        counts = {t: query_df(con, f"SELECT count(*) AS n FROM {t}")["n"].iloc[0]
+                  for t in ("records_facts", "records_sources", "records_contacts",
+                            "records_journeys")}
+    finally:
+        con.close()
+    assert counts == {"records_facts": 34, "records_sources": 27, "records_contacts": 7,
+                      "records_journeys": 8}
+
+
+def test_a_broken_world_stops_the_build_before_anything_is_written(tmp_path, monkeypatch):
+    import dataclasses
+
+    import core.build
+    from core.records.checks import WorldCheckError
+    from core.records.world import load_world
+
+    w = load_world()
+    broken = dataclasses.replace(w, contacts=w.contacts[:-1])
+    monkeypatch.setattr(core.build, "load_world", lambda: broken)
+    with pytest.raises(WorldCheckError):
+        build_store(tmp_path / "s.duckdb", CFG, evaluate=False)
+    assert not (tmp_path / "s.duckdb").exists()
 
 
 def test_round_trip_restores_every_array(built):
@@ -134,9 +162,9 @@ def test_not_a_store_is_one_line(tmp_path):
 
 
 def test_destination_is_checked_before_any_work(tmp_path, monkeypatch):
-    import core.testbed.generate
+    import core.build
 
-    monkeypatch.setattr(core.testbed.generate, "generate",
+    monkeypatch.setattr(core.build, "generate",
                         lambda config: pytest.fail("generated before checking the destination"))
     (tmp_path / "afile").write_text("x")
     for bad, match in ((tmp_path, "is a directory"), ("", "store path is empty"),

@@ -1,5 +1,5 @@
 """Seed 003: scores, reliability, recalibration, prediction-powered inference and the
-label-source effect (``seeds/003_955ef95213a03853.txt``; ``reference/label-source-notes.md``).
+label-source effect (seed 003; the label-source notes).
 
 Public API (one concept per module):
 

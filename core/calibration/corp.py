@@ -1,10 +1,9 @@
 """CORP reliability curve and the MCB/DSC/UNC decomposition of the Brier score.
 
-Sources: Dimitriadis, Gneiting & Jordan (PNAS 2021, "CORP"); seed 003
-(``/work/shared/seeds/003_955ef95213a03853.txt``) §4 (discrimination measured by the CORP DSC
-component; the audited rules sit at DSC .001–.036); ``/work/shared/reference/
-calibration-notes.md`` §5.1 (exact definitions), §2.4 (model-diagnostics ``decompose``; R
-``reliabilitydiag`` ordering and consistency bands), pitfall §6.1 (tie pooling).
+Sources: Dimitriadis, Gneiting & Jordan (PNAS 2021, "CORP"); seed 003 §4 (discrimination
+measured by the CORP DSC component; the audited rules sit at DSC .001–.036); the calibration
+notes §5.1 (exact definitions), §2.4 (model-diagnostics ``decompose``; R ``reliabilitydiag``
+ordering and consistency bands), pitfall §6.1 (tie pooling).
 
 Conventions
 -----------

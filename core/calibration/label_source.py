@@ -1,7 +1,7 @@
 """Label-source analysis of two confidence rules (seed 003 §3 Eq. 1–2, §5.2–5.3 Eq. 5–6).
 
-Sources: ``/work/shared/seeds/003_955ef95213a03853.txt`` and its restatement
-``/work/shared/reference/label-source-notes.md`` (sections "The identity", "Calibration-in-the-
+Sources: seed 003 and its restatement
+the label-source notes (sections "The identity", "Calibration-in-the-
 large and the crossover", "De-biased risk", "Monotone repair"); calibration-notes §5.8.
 
 Conventions

@@ -1,12 +1,12 @@
 """The real NQ-open case of seed 003 §5.1: 12 QA systems, exact match (Z) against humans (Y).
 
-Sources: seed 003 (``/work/shared/seeds/003_955ef95213a03853.txt``) §5.1 "A Released NQ-open
+Sources: seed 003 §5.1 "A Released NQ-open
 Pipeline Reverses Its Ranking" (the 12-system release: "1,490 human-labelled answers …
 cross-system agreement has AUROC .663 and CORP discrimination component (DSC) .0302 … The
 crossover criterion correctly classifies all 13 reversals and 8 non-reversals among 21 pairs"),
 §3 Eq. 1–3, §5.2 (the crossover (a + b)/2), §5.5 (pilots at 50 labels);
-``/work/shared/reference/label-source-notes.md``; the data of ehsk/OpenQA-eval (Kamalloo, Dziri,
-Clarke & Rafiei, ACL 2023; MIT licence) in ``/work/shared/reference/nq301-openqa-eval/``.
+the label-source notes; the data of ehsk/OpenQA-eval (Kamalloo, Dziri,
+Clarke & Rafiei, ACL 2023; MIT licence) in ``data/nq301/``.
 
 Conventions
 -----------

@@ -2,12 +2,12 @@
 
 Sources: Angelopoulos et al. (Science 2023, PPI); Angelopoulos, Duchi & Zrnic (arXiv
 2311.01453, PPI++); ppi_py 0.2.3 (``ppi_mean_ci``/``ppi_mean_pointestimate``/
-``classical_mean_ci``, the parity oracle); ``/work/shared/reference/calibration-notes.md`` §2.1
+``classical_mean_ci``, the parity oracle); the calibration notes §2.1
 (ppi_py), §5.3 (PPI++ mean and conventions), §5.4 (several control variates), §5.5
 (stratified; Horvitz–Thompson with known inclusion probabilities), §5.6 (finite-population
-difference estimator), pitfall §6.9; seed 003 (``/work/shared/seeds/003_955ef95213a03853.txt``)
+difference estimator), pitfall §6.9; seed 003
 §3 Eq. 3 and §5.5 (TriSource-Restore: a probability-sampled human pilot, design-based and
-clustered intervals, fixed transfer β), restated in ``label-source-notes.md``.
+clustered intervals, fixed transfer β), restated in the label-source notes.
 
 Notation: a labeled pilot of n items with truth Y and proxy Ŷ; N unlabeled items with Ŷ only
 (or, for the finite-population and Horvitz–Thompson estimators, the whole pool of N items).

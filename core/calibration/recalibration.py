@@ -2,9 +2,9 @@
 
 Sources: Platt (1999); scikit-learn 1.9.1 ``CalibratedClassifierCV(method="sigmoid")`` /
 ``calibration._sigmoid_calibration`` and ``IsotonicRegression(out_of_bounds="clip")``;
-``/work/shared/reference/calibration-notes.md`` §5.11 (Platt definition, 2e-8 parity with
+the calibration notes §5.11 (Platt definition, 2e-8 parity with
 sklearn), §2.6 (sklearn calibrators), pitfall §6.8 ("Platt scaling" is ambiguous); seed 003
-(``/work/shared/seeds/003_955ef95213a03853.txt``) §3 "Monotone repair" (a reference-only Platt
+seed 003 §3 "Monotone repair" (a reference-only Platt
 map pulls mean confidence to the reference prevalence — fit maps on the labels you mean).
 
 Sign convention: our Platt map is p = σ(a·s + b) with σ the logistic function. scikit-learn

@@ -1,7 +1,7 @@
 """Binned reliability curves, binned calibration errors, the Murphy decomposition, bands.
 
-Sources: seed 003 (``/work/shared/seeds/003_955ef95213a03853.txt``) §4 (weighted ten-bin ECE_w,
-ECE_w ≥ |E_w[C] − E_w[Y]|); ``/work/shared/reference/calibration-notes.md`` §5.1 (binned Murphy
+Sources: seed 003 §4 (weighted ten-bin ECE_w,
+ECE_w ≥ |E_w[C] − E_w[Y]|); the calibration notes §5.1 (binned Murphy
 decomposition with the Stephenson et al. 2008 within-bin terms), §5.2 (binned ECE, MCE, L2
 error, edge semantics), §2.4 (consistency bands by resampling, as R ``reliabilitydiag``),
 §6.6–6.7 (default bin counts differ; the p = 1 bin).

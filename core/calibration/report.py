@@ -1,7 +1,7 @@
 """Score a table of forecasts: every score, decomposition and curve, and with a second label
 and a second rule the label-source analysis (``python -m core score FILE.csv``).
 
-Input columns (DESIGN.md §4, issue 4): ``p`` (forecast in [0, 1]) and ``y`` (0/1 truth) are
+Input columns (the design card §4, issue 4): ``p`` (forecast in [0, 1]) and ``y`` (0/1 truth) are
 required; optional ``z`` (0/1 reference-derived label), ``p_b`` (a second confidence rule),
 ``cluster`` (any id; reported as the number of clusters) and ``weight`` (> 0 sampling weights).
 :func:`read_score_csv` also serves the Reliability page's uploader, so it refuses hostile files

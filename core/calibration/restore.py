@@ -2,7 +2,7 @@
 
 Sources: seed 003 §3 ("From diagnosis to three-source restoration", Eq. 3, the β constraints,
 the 5 % residual gate and the monotone map σ(α + γ·logit c)), §5.5 and Algorithm 1;
-``/work/shared/reference/label-source-notes.md`` ("Paired differences and TriSource-Restore",
+the label-source notes ("Paired differences and TriSource-Restore",
 "Monotone repair"); calibration-notes §5.5–5.6 (design-based estimators).
 
 Conventions

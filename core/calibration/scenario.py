@@ -5,7 +5,7 @@ two confidence rules on fixed content (native elicited confidence and the frozen
 seed 003 §3 Eq. 4), its adjudicated literal truth ``Y``, the reference-derived label ``Z``
 (finite reference + matcher; unmatched counts as false), the matcher flags the scoring protocols
 of Table 3 need, ``K`` frozen automatic judges ``Q`` and the cluster/weight structure of the
-audit (items in stores, stores in scenarios). See ``shared/reference/label-source-notes.md``.
+audit (items in stores, stores in scenarios). See the label-source notes.
 
 Generative model (all draws vectorised, one seeded ``numpy.random.Generator``)
 ------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """Proper scores, calibration-in-the-large and AUROC for binary forecasts.
 
-Sources: seed 003 (``/work/shared/seeds/003_955ef95213a03853.txt``) §3–4 (Brier risk
+Sources: seed 003 §3–4 (Brier risk
 R_L(C) = E_w[(C − L)²], calibration-in-the-large, AUROC of the audited rules); restated in
-``/work/shared/reference/label-source-notes.md``; exact definitions in
-``/work/shared/reference/calibration-notes.md`` §5.1.
+the label-source notes; exact definitions in
+the calibration notes §5.1.
 
 Conventions
 -----------

@@ -1,6 +1,7 @@
 """Rebuild resolver runs from the predictions cached in the store.
 
-``build_store`` writes every resolver's test predictions (run id ``default-<config key>``);
+``core.build.build_store`` writes every resolver's test predictions (run id
+``default-<config key>``);
 :func:`load_runs` turns them back into :class:`~core.evaluation.run.SeedRun` objects, so the
 tables of :mod:`core.evaluation.tables` work without refitting. Fitted models are not stored:
 ``SeedRun.models`` is empty and ``Prediction.extra`` holds only ``margin``.

@@ -1,4 +1,4 @@
-"""Metrics and reductions of seed 000 (``reference/testbed-spec.md`` §2.12; seed 000 §9.3).
+"""Metrics and reductions of seed 000 (the benchmark specification §2.12; seed 000 §9.3).
 
 Conventions
 -----------

@@ -1,4 +1,4 @@
-"""Robustness protocols of seed 000 (``reference/testbed-spec.md`` §2.13; seed 000 §12).
+"""Robustness protocols of seed 000 (the benchmark specification §2.13; seed 000 §12).
 
 * :func:`perturbation_grid` — bias_scale × dropout_scale ∈ {0.5, 1, 2}²: sources re-projected
   with the same seeds, GT and μ* recomputed, every method refitted in-distribution; Kendall τ-b

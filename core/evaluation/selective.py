@@ -1,4 +1,4 @@
-"""Threshold sweeps for selective answering (``reference/testbed-spec.md`` §2.12).
+"""Threshold sweeps for selective answering (the benchmark specification §2.12).
 
 Each selective resolver abstains by its own rule; :func:`skip_rule` exposes it as a function
 of one threshold so that a page can move the threshold and see coverage, selective accuracy
@@ -30,7 +30,7 @@ __all__ = ["SKIP_METHODS", "SKIP_RULE_NOTES", "SkipRule", "skip_rule", "sweep",
 SKIP_METHODS = ("dsnbf_skip", "nbf_skip", "ssb_skip", "abf_skip")
 
 #: Each method's skip rule and how its threshold was chosen on the calibration split
-#: (``reference/testbed-spec.md`` §2.12; seed 000 §9.2): the F0.5 counts differ by method.
+#: (the benchmark specification §2.12; seed 000 §9.2): the F0.5 counts differ by method.
 SKIP_RULE_NOTES = MappingProxyType({
     "dsnbf_skip": "Skips when at least two sources are active and DSNBF's posterior margin "
                   "(top-1 minus top-2 of the combined p(w)) is below θ; with fewer than two "

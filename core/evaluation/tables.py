@@ -1,6 +1,6 @@
 """Seed-000 tables from resolver runs, each beside the paper's number and the difference.
 
-Reductions follow ``reference/testbed-spec.md`` §2.12: pooled over seeds with the persona-
+Reductions follow the benchmark specification §2.12: pooled over seeds with the persona-
 cluster bootstrap for the main, per-type and slice tables; per-seed-then-mean for the
 selective and per-difficulty tables. Accuracies are in percent.
 """

@@ -1,4 +1,4 @@
-"""Bias-model tensors shared by BCF and ABF (``reference/testbed-spec.md`` §2.3, §2.11)."""
+"""Bias-model tensors shared by BCF and ABF (the benchmark specification §2.3, §2.11)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Shared pieces of the resolvers: inputs, outputs, answer spaces and tie-breaking.
 
-Conventions (``reference/testbed-spec.md`` §2.11)
+Conventions (the benchmark specification §2.11)
 -------------------------------------------------
 * Atoms are ``(N, 18, 5)`` int8 display codes, ``-1`` = ⊥; ``active`` = non-null sources.
 * Candidates are a question's **full** answer space (edge labels included). Arrays over labels
@@ -88,7 +88,7 @@ class Prediction:
 
     Attributes
     ----------
-    method : method name of DESIGN.md §4 (``_skip`` suffix for a selective variant).
+    method : method name of the design card §4 (``_skip`` suffix for a selective variant).
     answer : int8 (N, 18) display codes (the answer before any abstention).
     confidence : float (N, 18) in [0, 1]: the posterior maximum, or a normalised score.
     skipped : bool (N, 18); all False for forced methods.

@@ -1,4 +1,4 @@
-"""F0.5 from selective-answering counts (``reference/testbed-spec.md`` §2.12).
+"""F0.5 from selective-answering counts (the benchmark specification §2.12).
 
 ``F_β = (1 + β²)·P·R / (β²·P + R)`` with β = 0.5, ``P = TP/(TP+FP)``, ``R = TP/(TP+FN)``;
 an undefined precision or recall (zero denominator) gives F = 0. Works elementwise on arrays

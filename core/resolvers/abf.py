@@ -1,4 +1,4 @@
-"""Abductive Bias-aware Fusion, ABF (``reference/testbed-spec.md`` §2.11–2.12; seed 000 §9.1).
+"""Abductive Bias-aware Fusion, ABF (the benchmark specification §2.11–2.12; seed 000 §9.1).
 
 ExplScore(v) = Σ_{active s} w_s [π κ(d_bias) + (1 − π) κ(d_id)], with w_s = 1 − δ_s
 (δ_objective = 0), κ(d) = max(0, 1 − α d), d_bias = dist(μ_s, g_s(v)), d_id = dist(μ_s, v) and

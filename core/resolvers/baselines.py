@@ -1,5 +1,5 @@
 """Baselines and the reference row: Random, Majority Class, SSB, SSB-Global, Majority Vote,
-Source Reachability (``reference/testbed-spec.md`` §2.11, §2.12; seed 000 §3, §9.2).
+Source Reachability (the benchmark specification §2.11, §2.12; seed 000 §3, §9.2).
 
 Majority Vote is also seed 000's equal-weight closed-class ArgRAG adaptation, which the
 released code computes with this very function (spec §5.1).

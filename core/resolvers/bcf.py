@@ -1,4 +1,4 @@
-"""Bias-Corrected Fusion, BCF(4p) (``reference/testbed-spec.md`` §2.11; seed 000 §9.1).
+"""Bias-Corrected Fusion, BCF(4p) (the benchmark specification §2.11; seed 000 §9.1).
 
 score(v) = Σ_{active s} (1 − δ_s) · 1[μ_s = g_s(v)], where g_s shifts v one rank in the
 source's fixed bias direction (spec §2.3). δ for profile, planner, self-report and device each

@@ -1,4 +1,4 @@
-"""Naive Bayes Fusion and its difficulty-stratified variant (``reference/testbed-spec.md``
+"""Naive Bayes Fusion and its difficulty-stratified variant (the benchmark specification
 §2.11–2.12; seed 000 §9.1).
 
 NBF (per question)

@@ -13,7 +13,7 @@ DEFAULT_SEEDS = (20260321, 20260322, 20260323, 20260324)
 
 @dataclass(frozen=True, kw_only=True)
 class TestbedConfig:
-    """What to generate (``reference/testbed-spec.md`` §2.1, §2.13).
+    """What to generate (the benchmark specification §2.1, §2.13).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Fidelity of a generated testbed against the released generator's statistics.
 
 The reference values are the regenerated 4 × 480 statistics quoted in
-``reference/testbed-spec.md`` §2.7 (day-level missingness, afterhours style), §2.8 (GT
+the benchmark specification §2.7 (day-level missingness, afterhours style), §2.8 (GT
 marginals, Majority Class) and §2.9 (μ* coverage and accuracy, Source Reachability). Our
 generator is distributionally, not byte-, equivalent, so each row carries a tolerance.
 """

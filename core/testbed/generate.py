@@ -1,6 +1,6 @@
 """Vectorised generator of the seed-000 synthetic personal-memory benchmark.
 
-``generate(config)`` rebuilds the released testbed (``reference/testbed-spec.md`` §2.1, §2.5–2.7,
+``generate(config)`` rebuilds the released testbed (the benchmark specification §2.1, §2.5–2.7,
 §2.13) as arrays: personas (L1), the latent event table (L2) and the five source projections
 (L3). It is **distributionally** equivalent to the released generator, not byte-equal: the
 released per-persona draw order is not reproduced; every layer is drawn as whole

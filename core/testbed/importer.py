@@ -1,6 +1,6 @@
 """Import the authors' released seed-000 benchmark into our :class:`~core.testbed.schema.Testbed`.
 
-The release layout is described in ``reference/testbed-spec.md`` §3; the meaning of every field
+The release layout is described in the benchmark specification §3; the meaning of every field
 is in §2.6 (latent event table) and §2.7 (the five source projections). :func:`load_release`
 reads one release root (the folder holding ``benchmark/``) or a single
 ``benchmark/seeds/<seed>`` folder and returns a :class:`Release`: the testbed arrays, the

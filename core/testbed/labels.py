@@ -1,7 +1,7 @@
 """Ground-truth label functions f_q of seed 000, vectorised over personas.
 
-Source: ``reference/testbed-spec.md`` §2.8 (the released code's rules, which differ from the
-paper's prose in places) and ``seeds/000_826cb797278fd813.txt`` §2.2, §8.4. Every function reads
+Source: the benchmark specification §2.8 (the released code's rules, which differ from the
+paper's prose in places) and seed 000 §2.2, §8.4. Every function reads
 the latent event table and, for nine templates, a structured source (B2, B3, D2 read the
 profile; C2, C3, E2, F1 the planner; F2 the device log; F3 the objective log).
 

@@ -1,6 +1,6 @@
 """Ground truth of seed 000 computed in SQL: an independent audit of the Python label functions.
 
-The 18 label functions f_q of ``reference/testbed-spec.md`` §2.8 are written here a second time,
+The 18 label functions f_q of the benchmark specification §2.8 are written here a second time,
 as DuckDB SQL over the store's tables (``personas``, ``events``, ``src_profile``,
 ``src_planner``, ``src_device``, ``src_objective``), from the specification alone. Comparing
 :func:`sql_ground_truth` with the Python implementation (:mod:`core.testbed.labels`) flags any
@@ -332,7 +332,7 @@ _QUESTIONS: tuple[tuple[str, str], ...] = (
 
 
 def ground_truth_query() -> str:
-    """Return the SQL text that computes all 18 labels (spec ``reference/testbed-spec.md`` §2.8).
+    """Return the SQL text that computes all 18 labels (the benchmark specification §2.8).
 
     The query reads the store tables ``personas``, ``events``, ``src_profile``,
     ``src_planner``, ``src_device`` and ``src_objective`` and yields the columns ``seed``,
@@ -368,7 +368,7 @@ def ground_truth_query() -> str:
 def sql_ground_truth(cur) -> pd.DataFrame:
     """Compute the 18 ground-truth labels of every persona with DuckDB.
 
-    An independent SQL restatement of the label rules of ``reference/testbed-spec.md`` §2.8
+    An independent SQL restatement of the label rules of the benchmark specification §2.8
     (with §2.1 for the window and weekend days and §5 item 7 for E2), used to audit the Python
     implementation.
 

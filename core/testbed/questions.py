@@ -1,6 +1,6 @@
 """The 18 questions of seed 000, as data: one source of truth for labels, maps and biases.
 
-Source: ``seeds/000_826cb797278fd813.txt`` §8.2 and ``reference/testbed-spec.md`` §2.2–2.4.
+Source: seed 000 §8.2 and the benchmark specification §2.2–2.4.
 
 Conventions
 -----------

@@ -1,6 +1,6 @@
 """Direct-readout atoms μ*(s, q): each source's own records read deterministically.
 
-Source: ``reference/testbed-spec.md`` §2.9 and the quirks of §5 (items 7, 8, 12, 13). The
+Source: the benchmark specification §2.9 and the quirks of §5 (items 7, 8, 12, 13). The
 released code calls these "oracle atoms"; every fit and calibration uses them.
 
 Conventions

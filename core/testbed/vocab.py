@@ -1,6 +1,6 @@
 """Vocabularies of the seed-000 testbed: names, places, pools and the calendar.
 
-These are data facts of the released benchmark (``reference/testbed-spec.md`` §2.1, §2.5);
+These are data facts of the released benchmark (the benchmark specification §2.1, §2.5);
 persona ids depend on the name lists, so their order matters.
 Integer codes elsewhere in :mod:`core.testbed` index into these tuples (``-1`` = none).
 """

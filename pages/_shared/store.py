@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.build import build_store
 from core.evaluation.cached import load_llm_answers, load_test_predictions
 from core.evaluation.walkthrough import (
     OTHER_FUSION,
@@ -44,7 +45,6 @@ from core.evaluation.walkthrough import (
 from core.store import (
     DEFAULT_DB,
     StoreError,
-    build_store,
     connect,
     load_testbed,
     query_df,

@@ -1,0 +1,52 @@
+"""Build a store: generate the seed-000 testbed, fit every resolver, write it all to DuckDB.
+
+The one place that joins the layers a fresh store needs (testbed → resolvers → evaluation,
+the shipped NQ-open files of seed 003 and seed 002's authored world, checked first) and
+hands the result to :mod:`core.store`, which itself only reads and writes tables, so the
+store never imports the evaluation it is read by.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from .calibration.nq301 import load_shipped_nq301
+from .evaluation.run import predictions_frame, run_testbed
+from .records.checks import check_world
+from .records.world import load_world, record_tables
+from .store import StoreInfo, check_store_destination, write_store
+from .testbed.config import TestbedConfig
+from .testbed.generate import generate
+
+__all__ = ["build_store"]
+
+
+def build_store(
+    path: str | os.PathLike,
+    config: TestbedConfig,
+    *,
+    progress: Callable[[str, float], None] | None = None,
+    evaluate: bool = True,
+) -> StoreInfo:
+    """Generate the testbed of ``config`` and write it, with GT, μ* and (unless
+    ``evaluate=False``) every resolver's cached test predictions, to ``path``.
+
+    ``path`` is checked with :func:`check_store_destination` before anything is generated.
+    """
+    check_store_destination(path)
+    world = load_world()
+    check_world(world)  # seed 002's world checks run before anything else (its §4.1)
+    step = progress or (lambda msg, frac: None)
+    step(f"generating {len(config.seeds)} seed(s)", 0.05)
+    tb = generate(config)
+    preds = None
+    if evaluate:
+        step("fitting, calibrating and scoring every resolver", 0.15)
+        preds = predictions_frame(run_testbed(tb), run_id=f"default-{config.key}")
+    extra = dict(record_tables(world))
+    shipped = load_shipped_nq301()
+    if shipped is not None:
+        extra |= {"nq301_items": shipped[0], "nq301_answers": shipped[1]}
+    return write_store(path, tb, origin="generated", config=config.to_dict(),
+                       predictions=preds, extra_tables=extra, progress=progress)
