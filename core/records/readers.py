@@ -1,0 +1,179 @@
+"""Deterministic reference readers for seed 002 (*Personal Dimension Benchmark v1*, §4.4,
+§3): one per arm, doing exactly what that representation allows, no model needed.
+
+==== ==================================================================================
+Arm  What its reader does
+==== ==================================================================================
+A    full history; no stated policy, so a conflict goes to the later note (naive
+     recency, policy "naive recency"); cites record ids; journeys name companions by
+     first name, so "with Alex" is ambiguous and it declines
+B    attribute questions from the profile (latest capture, no dates): it asserts today's
+     value for past dates and expired records; everything else as arm A
+C    one current record per attribute (recency), no dates, sources or ids: past dates get
+     today's value, expired records are absent (declines), cites nothing
+D    the ground-truth engine itself: CP-01, history, ids, relations (reproduces every
+     reference answer)
+E    history but no sources: a conflict goes to the record that starts later, and a tie is
+     undecidable (declines); cites nothing (no identifiers)
+F    only records covering today, with sources and CP-01: past dates get today's value,
+     expired records are absent (declines)
+==== ==================================================================================
+
+The readers emit responses in the contract of :mod:`.score` (two identical replicates by
+default). :func:`hypothesis_table` says which of H1–H15 such readers can test and the
+direction they show; they test what the *representation* allows, not how hard a text is to
+read, so H1's and H2's current-state part, H3's "raises", H12 (when notes suffice), H13
+(a deterministic reader never fabricates) and H14 (it applies prose and records alike) are
+out of their reach.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import replace
+
+import pandas as pd
+
+from .engine import evaluate
+from .items import Item
+from .render import ARMS, current_facts, profile_facts
+from .world import RUN_DATE, World
+
+__all__ = ["HYPOTHESES", "arm_view", "hypothesis_table", "read", "read_item"]
+
+_OPEN = dict(valid_from=_dt.date.min, valid_to=None)
+_ATTRIBUTE_OPS = ("value", "status", "value_on")
+
+
+def _no_validity(facts) -> list:
+    return [replace(f, **_OPEN) for f in facts]
+
+
+def arm_view(world: World, arm: str, *, today: _dt.date = RUN_DATE) -> tuple[World, dict]:
+    """The world an arm's reader sees and how it reads it (``policy``, ``companion``,
+    ``cite``, ``names_policy``). Arm B's profile view is :func:`_profile_view`."""
+    if arm not in ARMS:
+        raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
+    if arm in ("A", "B"):
+        return world, {"policy": "naive recency", "companion": "first_name", "cite": True,
+                       "names_policy": "naive recency"}
+    if arm == "C":
+        flat = _no_validity(current_facts(world, today=today, one_per_attribute=True))
+        return replace(world, facts=tuple(flat), sources=()), {
+            "policy": "naive recency", "companion": "id", "cite": False, "names_policy": None}
+    if arm == "D":
+        return world, {"policy": "CP-01", "companion": "id", "cite": True,
+                       "names_policy": "CP-01"}
+    if arm == "E":
+        return replace(world, sources=()), {"policy": "later-start", "companion": "id",
+                                            "cite": False, "names_policy": None}
+    live = _no_validity(current_facts(world, today=today))
+    return replace(world, facts=tuple(live)), {"policy": "CP-01", "companion": "id",
+                                               "cite": True, "names_policy": "CP-01"}
+
+
+def _profile_view(world: World) -> World:
+    return replace(world, facts=tuple(_no_validity(profile_facts(world))), sources=())
+
+
+def read_item(world: World, item: Item, arm: str, *, today: _dt.date = RUN_DATE,
+              replicate: int = 0) -> dict:
+    """The response of ``arm``'s reader to ``item`` (a dict in the response contract)."""
+    view, how = arm_view(world, arm, today=today)
+    cite = how["cite"]
+    if arm == "B" and item.query.get("op") in _ATTRIBUTE_OPS:
+        view, cite = _profile_view(world), False
+    ans = evaluate(view, item.query, as_of=item.as_of, today=today, policy=how["policy"],
+                   companion=how["companion"])
+    value = ans.value
+    if isinstance(value, tuple):
+        value = "; ".join(value)
+    declined = value is None
+    return {"item_id": item.item_id, "arm": arm, "replicate": replicate, "answer": value,
+            "cited_record_ids": list(ans.record_ids) if cite and not declined else [],
+            "policy": how["names_policy"] if ans.conflict and not declined else None,
+            "declined": declined,
+            "stale": ans.stale if item.family == "STALE" and not declined else None}
+
+
+def read(world: World, items, *, arms=ARMS, replicates: int = 2,
+         today: _dt.date = RUN_DATE) -> list[dict]:
+    """Every reader's responses to every item, ``replicates`` times (identical: the readers
+    are deterministic), in arm, item, replicate order."""
+    if replicates < 1:
+        raise ValueError(f"replicates must be at least 1, got {replicates}")
+    bad = [a for a in arms if a not in ARMS]
+    if bad:
+        raise ValueError(f"unknown arm(s) {bad}; arms are {', '.join(ARMS)}")
+    return [read_item(world, item, arm, today=today, replicate=r)
+            for arm in arms for item in items for r in range(replicates)]
+
+
+#: (hypothesis, testable by a deterministic reader, what is compared, why).
+HYPOTHESES = (
+    ("H1", False, "M1 CURR: D > A",
+     "the facts and dates are the same; a rule-following reader finds them in either"),
+    ("H2", False, "M1 gap D − A larger on HIST than CURR",
+     "the notes carry every date too, so a rule-following reader reads history from both"),
+    ("H3", True, "M1 HIST: B < A",
+     "the profile asserts a present state; the 'raises current state' half needs a reader "
+     "that struggles with raw notes"),
+    ("H4", True, "M1 HIST: F < D; M1 CURR: F = D", "validity intervals carry history"),
+    ("H5", True, "M1 CONF: E < D; M1 elsewhere: E = D", "provenance carries conflict resolution"),
+    ("H6", True, "M2 defined only for A, B, D, F; D cites everything", "identifiers are needed"),
+    ("H7", True, "M3: D, F > 0; A, B, C, E = 0", "only D and F carry the policy"),
+    ("H8", True, "M7: A, D, E < B, C, F", "temporal structure separates past from present"),
+    ("H9", True, "M6 on expired records: A, D, E > B, C, F", "end dates make expiry visible"),
+    ("H10", True, "M6 on valid records: no arm raises a false alarm", "controls stay valid"),
+    ("H11", True, "M1 ENT: D > A", "notes name companions by first name only"),
+    ("H12", True, "M1 HOP: D > C, F (D = A)",
+     "joins need history; explicit relations add nothing when first names are unique"),
+    ("H13", False, "M8 = 0 for every reader", "a deterministic reader never fabricates"),
+    ("H14", False, "M11: prose = structured", "a rule-following reader applies both alike"),
+    ("H15", True, "M12 and M13: only D records a superseding update",
+     "see core.records.writeback"),
+)
+
+
+def hypothesis_table(score) -> pd.DataFrame:
+    """Which hypotheses the reference readers can test and whether their scores (a
+    :class:`~core.records.score.ScoreResult` of :func:`read`) show the predicted direction.
+
+    ``shows`` is ``None`` for hypotheses they cannot test, or that need another track
+    (H14, H15: :mod:`.disclosure`, :mod:`.writeback`).
+    """
+    fam = score.families.set_index(["arm", "family"])["M1"]
+    im = score.item_means
+
+    def f(arm, family):
+        return float(fam.get((arm, family), float("nan")))
+
+    def by(arm, measure, stale=None):
+        sub = im[(im["arm"] == arm) & im[measure].notna()]
+        if stale is not None:
+            sub = sub[sub["item_id"].isin(stale)]
+        return float(sub[measure].mean()) if len(sub) else float("nan")
+
+    expired = {"STALE-1", "STALE-2", "STALE-3"}
+    valid = {"STALE-4", "STALE-5"}
+    v = score.value
+    off_conf = ("CURR", "HIST", "STALE", "ENT", "HOP")
+    shows = {
+        "H3": f("B", "HIST") < f("A", "HIST"),
+        "H4": f("F", "HIST") < f("D", "HIST") and f("F", "CURR") == f("D", "CURR"),
+        "H5": f("E", "CONF") < f("D", "CONF") and all(f("E", x) == f("D", x) for x in off_conf),
+        "H6": v("D", "M2") == 1 and all(pd.isna(v(a, "M2")) for a in ("C", "E")),
+        "H7": v("D", "M3") == 1 and v("F", "M3") == 1
+        and all(v(a, "M3") == 0 for a in ("A", "B", "C", "E")),
+        "H8": max(v(a, "M7") for a in "ADE") < min(v(a, "M7") for a in "BCF"),
+        "H9": min(by(a, "M6", expired) for a in "ADE") > max(by(a, "M6", expired)
+                                                             for a in "BCF"),
+        "H10": all(by(a, "M6", valid) == 1 for a in ("A", "D", "E", "F", "B", "C")),
+        "H11": f("D", "ENT") > f("A", "ENT"),
+        "H12": f("D", "HOP") > max(f("C", "HOP"), f("F", "HOP")),
+    }
+    rows = []
+    for h, testable, compared, why in HYPOTHESES:
+        rows.append({"hypothesis": h, "testable": testable, "compared": compared, "why": why,
+                     "shows": shows.get(h) if testable else None})
+    return pd.DataFrame(rows)
