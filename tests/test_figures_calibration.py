@@ -145,12 +145,13 @@ def test_decomposition_bars_are_signed_and_add_up():
 def test_brier_gap_figure_marks_crossover_prevalences_and_choice():
     grid = np.linspace(0, 1, 11)
     a, b = 0.767, 0.392
-    exact = [brier_gap_constant(a, b, g) for g in grid]
+    exact = [brier_gap_constant(b, a, g) for g in grid]  # Δ = R(EG) − R(native)
     mid = (a + b) / 2
     fig = brier_gap_figure(prevalences=grid, exact_gap=exact, midpoint=mid,
                            names=("native", "EG"), measured_gap=np.array(exact) + 0.01,
                            measured_crossover=0.57, prevalence_z=0.295, prevalence_y=0.783,
-                           gap_z=0.227, gap_y=-0.152, current=0.6)
+                           gap_z=-0.227, gap_y=0.152, current=0.6)
+    assert fig.layout.yaxis.title.text == "Δ = R(EG) − R(native)  (> 0: native better)"
     line = by_name(fig, "constant rules at the means (exact)")
     assert np.allclose(arr(line.x), grid) and np.allclose(arr(line.y), exact)
     zero = by_name(fig, "no difference")
@@ -159,8 +160,8 @@ def test_brier_gap_figure_marks_crossover_prevalences_and_choice():
     assert np.allclose(arr(cross.x), mid)
     z = by_name(fig, "Z (reference): π = 0.295")
     y = by_name(fig, "Y (truth): π = 0.783")
-    assert arr(z.x).tolist() == [0.295] and arr(z.y).tolist() == [0.227]
-    assert arr(y.x).tolist() == [0.783] and arr(y.y).tolist() == [-0.152]
+    assert arr(z.x).tolist() == [0.295] and arr(z.y).tolist() == [-0.227]
+    assert arr(y.x).tolist() == [0.783] and arr(y.y).tolist() == [0.152]
     assert z.marker.color == LABEL_COLORS["z"]
     assert np.allclose(arr(by_name(fig, "π chosen = 0.60").x), 0.6)
     assert "measured crossover = 0.570" in names_of(fig)

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from core.evaluation.walkthrough import day_views, latent_days
-from core.figures.style import SOURCE_COLORS, STATUS_COLORS
+from core.figures.style import SOURCE_COLORS, STATUS_COLORS, UNAVAILABLE_FILL
 from core.figures.walkthrough import (
     GRID_STATUS_CODES,
     atom_grid_figure,
@@ -141,7 +141,7 @@ def test_source_days_marks_unavailable_days(tb):
     assert len(marks) == 1 and marks[0].yaxis == "y5"
     np.testing.assert_array_equal(arr(marks[0].x), [3, 7])
     bands = [s for s in fig.layout.shapes if s.type == "rect" and s.yref == "y5 domain"
-             and s.x1 - s.x0 == 1.0 and "120, 130, 145, 0.22" in str(s.fillcolor)]
+             and s.x1 - s.x0 == 1.0 and s.fillcolor == UNAVAILABLE_FILL]
     assert sorted(s.x0 + 0.5 for s in bands) == [3, 7]
     # the objective's lost day is marked on its own row in a question that reads it
     fig = source_days_figure(day_views(tb, qid="A2"))

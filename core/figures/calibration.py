@@ -30,6 +30,14 @@ from core.calibration.reliability import ConsistencyBands, ReliabilityCurve
 from core.calibration.smooth import SmoothReliability
 
 from .fast import axis_refs, figure, subplot_grid
+from .palette import (
+    ESTIMATOR_PALETTE,
+    LABEL_PALETTE,
+    NEUTRALS,
+    RULE_FALLBACK,
+    RULE_PALETTE,
+    translucent,
+)
 from .style import CURRENT_COLOR, METHOD_COLORS, PAPER_COLOR, REFERENCE_COLOR, base_layout
 
 __all__ = [
@@ -52,22 +60,15 @@ __all__ = [
     "system_accuracy_figure",
 ]
 
-#: Fixed colours of the named rules (seed 003's two rules, NQ-open's agreement, the file's two).
-RULE_COLORS = {
-    "native": "#0072B2",      # native elicited confidence (blue)
-    "eg": "#D55E00",          # the frozen source prior EG (vermillion)
-    "agreement": "#009E73",   # cross-system agreement (green)
-    "p": "#0072B2",
-    "p_b": "#D55E00",
-    "tier prior": "#7C5CBF",  # the bridge's source-tier prior (violet)
-}
+#: Fixed colours of the named rules (seed 003's two rules, NQ-open's agreement, the file's two,
+#: the bridge's tier prior): :data:`core.figures.palette.RULE_PALETTE`.
+RULE_COLORS = RULE_PALETTE
 #: Fallback palette (Okabe–Ito and friends) for rules without a fixed colour.
-_PALETTE = ("#CC79A7", "#E69F00", "#56B4E9", "#8C6D31", "#334155", "#F0A3A3", "#2B7BBA",
-            "#12A38F", "#B91C1C", "#7C5CBF")
+_PALETTE = RULE_FALLBACK
 #: Truth Y and the reference-derived label Z.
-LABEL_COLORS = {"y": "#1B7F5A", "z": "#C2410C"}
+LABEL_COLORS = LABEL_PALETTE
 #: The two pilot estimators of Eq. 3 (β = 0 and the transfer β).
-ESTIMATOR_COLORS = {"human_only": "#8A93A3", "trisource": "#0072B2"}
+ESTIMATOR_COLORS = ESTIMATOR_PALETTE
 ESTIMATOR_NAMES = {"human_only": "human-only (β = 0)", "trisource": "TriSource-Restore"}
 
 _DIAGONAL = {"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5}
@@ -111,9 +112,8 @@ def _color(colors: Mapping[str, str] | None, name: str, i: int) -> str:
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r}, {g}, {b}, {alpha})"
+    """A translucent fill of a palette colour (alpha ≤ 0.3: :func:`palette.translucent`)."""
+    return translucent(hex_color, alpha)
 
 
 def _label_text(label: str) -> str:
@@ -237,7 +237,7 @@ def binned_reliability_figure(curves: Mapping[str, ReliabilityCurve], *,
             "type": "scatter", "x": x, "y": y, "mode": "lines+markers", "name": name,
             "line": {"color": col, "width": 2}, "marker": {"size": 8, "color": col},
             "error_y": {"type": "data", "array": hi - y, "arrayminus": y - lo,
-                        "color": _rgba(col, 0.55), "thickness": 1.2, "width": 3},
+                        "color": col, "thickness": 1.2, "width": 3},
             "customdata": np.column_stack([np.asarray(c.count)[keep], lo, hi]),
             "hovertemplate": (f"{name}: p̄ %{{x:.3f}} → {label.upper()} %{{y:.3f}}"
                               " [%{customdata[1]:.3f}, %{customdata[2]:.3f}]"
@@ -246,7 +246,8 @@ def binned_reliability_figure(curves: Mapping[str, ReliabilityCurve], *,
         centres = (edges[:-1] + edges[1:]) / 2
         widths = np.maximum(np.diff(edges) * 0.9, 0.004)
         data.append({"type": "bar", "x": centres, "y": np.asarray(c.count), "width": widths,
-                     "marker": {"color": _rgba(col, 0.45)}, "name": f"{name} items per bin",
+                     "marker": {"color": _rgba(col, 0.3), "line": {"color": col, "width": 1}},
+                     "name": f"{name} items per bin",
                      "showlegend": False,
                      "hovertemplate": f"{name}: %{{y}} items<extra></extra>", **_LOWER})
     return _two_row_figure(data, _reliability_layout(
@@ -296,7 +297,8 @@ def corp_reliability_figure(curves: Mapping[str, CorpCurve], *,
             "hovertemplate": f"{name}: p %{{x:.3f}} → CORP %{{y:.3f}}<extra></extra>"})
         hist, _ = np.histogram(x, bins=edges, weights=np.asarray(c.weight))
         data.append({"type": "bar", "x": (edges[:-1] + edges[1:]) / 2, "y": hist,
-                     "width": 0.045, "marker": {"color": _rgba(col, 0.45)},
+                     "width": 0.045,
+                     "marker": {"color": _rgba(col, 0.3), "line": {"color": col, "width": 1}},
                      "showlegend": False, "name": f"{name} forecasts",
                      "hovertemplate": f"{name}: weight %{{y:.0f}}<extra></extra>", **_LOWER})
     return _two_row_figure(data, _reliability_layout(label=label, height=height, title=title,
@@ -424,14 +426,17 @@ def brier_gap_figure(*, prevalences, exact_gap, midpoint: float, names: Sequence
                      gap_z: float | None = None, gap_y: float | None = None,
                      current: float | None = None, colors: Mapping[str, str] | None = None,
                      title: str | None = None, height: int = 440) -> go.Figure:
-    """The Brier gap R(A) − R(B) of two rules against the prevalence π, crossover marked.
+    """The Brier gap Δ = R(B) − R(A) of two rules against the prevalence π, crossover marked.
+
+    Every gap is in the app's one convention (:data:`core.glossary.SIGN_CONVENTION`): above
+    zero, rule A has the lower risk.
 
     Parameters
     ----------
     prevalences : array_like
         Grid of π in [0, 1].
     exact_gap : array_like
-        ``(a − b)(a + b − 2π)`` on the grid: two constant rules at the rules' means (exact).
+        ``(b − a)(a + b − 2π)`` on the grid: two constant rules at the rules' means (exact).
     midpoint : float
         (a + b)/2, where ``exact_gap`` is zero.
     names : (A, B)
@@ -481,7 +486,7 @@ def brier_gap_figure(*, prevalences, exact_gap, midpoint: float, names: Sequence
         fig.add_trace(go.Scatter(
             x=grid, y=np.asarray(measured_gap, float), mode="lines",
             name="the rules themselves (measured)",
-            line={"color": "#6B7280", "width": 2, "dash": "dash"},
+            line={"color": NEUTRALS["grey"], "width": 2, "dash": "dash"},
             hovertemplate="π %{x:.2f}: gap %{y:+.3f} (measured)<extra></extra>"))
     fig.add_trace(go.Scatter(x=[midpoint, midpoint], y=[y0, y1], mode="lines",
                              name=f"crossover (a + b)/2 = {midpoint:.3f}",
@@ -490,7 +495,7 @@ def brier_gap_figure(*, prevalences, exact_gap, midpoint: float, names: Sequence
     if measured_crossover is not None and np.isfinite(measured_crossover):
         fig.add_trace(go.Scatter(x=[measured_crossover] * 2, y=[y0, y1], mode="lines",
                                  name=f"measured crossover = {measured_crossover:.3f}",
-                                 line={"color": "#6B7280", "width": 1.5, "dash": "dot"},
+                                 line={"color": NEUTRALS["grey"], "width": 1.5, "dash": "dot"},
                                  hoverinfo="skip"))
     for key, pi, gap in (("z", prevalence_z, gap_z), ("y", prevalence_y, gap_y)):
         if pi is None or not np.isfinite(pi):
@@ -498,8 +503,7 @@ def brier_gap_figure(*, prevalences, exact_gap, midpoint: float, names: Sequence
         yv = gap if gap is not None and np.isfinite(gap) else float(np.interp(pi, grid, exact))
         fig.add_trace(go.Scatter(
             x=[pi], y=[yv], mode="markers+text", name=f"{_label_text(key)}: π = {pi:.3f}",
-            marker={"size": 14, "color": LABEL_COLORS[key], "symbol": "diamond",
-                    "line": {"width": 1.5, "color": "white"}},
+            marker={"size": 14, "color": LABEL_COLORS[key], "symbol": "diamond"},
             text=[f"{key.upper()} {pi:.3f}"], textposition="top right",
             textfont={"color": LABEL_COLORS[key], "size": 12},
             hovertemplate=(f"{_label_text(key)}: prevalence %{{x:.3f}}, actual gap "
@@ -514,7 +518,7 @@ def brier_gap_figure(*, prevalences, exact_gap, midpoint: float, names: Sequence
         if not 0.0 <= x0 < x1 <= 1.0:
             continue
         gap_mid = float(np.interp((x0 + x1) / 2, grid, exact))
-        win, col = (a_name, ca) if gap_mid < 0 else (b_name, cb)
+        win, col = (a_name, ca) if gap_mid > 0 else (b_name, cb)
         shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": x1,
                        "y0": 0, "y1": 1, "fillcolor": _rgba(col, 0.08), "line": {"width": 0},
                        "layer": "below"})
@@ -525,7 +529,7 @@ def brier_gap_figure(*, prevalences, exact_gap, midpoint: float, names: Sequence
     fig.update_layout(**_layout(height=height, title=title), shapes=shapes,
                       annotations=notes)
     fig.update_xaxes(title_text="Prevalence π of the label scored against", range=[0, 1])
-    fig.update_yaxes(title_text=f"R({a_name}) − R({b_name})  (< 0: {a_name} better)",
+    fig.update_yaxes(title_text=f"Δ = R({b_name}) − R({a_name})  (> 0: {a_name} better)",
                      range=[y0, y1])
     return fig
 
@@ -538,9 +542,9 @@ def label_source_figure(*, gap_y: float, t_omit: float, t_fp: float, gap_z: floa
     Parameters
     ----------
     gap_y, gap_z : float
-        R_Y(A) − R_Y(B) and R_Z(A) − R_Z(B).
+        Δ_Y = R_Y(B) − R_Y(A) and Δ_Z = R_Z(B) − R_Z(A) (the app's convention).
     t_omit, t_fp : float
-        2·E[(C_A − C_B)·1{Y=1, Z=0}] and −2·E[(C_A − C_B)·1{Y=0, Z=1}].
+        2·E[(C_B − C_A)·1{Y=1, Z=0}] and −2·E[(C_B − C_A)·1{Y=0, Z=1}].
     names : (A, B)
     title, height : layout.
 
@@ -554,15 +558,15 @@ def label_source_figure(*, gap_y: float, t_omit: float, t_fp: float, gap_z: floa
     a, b = names
     vals = [gap_y, t_omit, t_fp, gap_z]
     fig = go.Figure(go.Waterfall(
-        x=["gap under Y (truth)", "+ T_omit (omitted truths)", "+ T_fp (false matches)",
-           "= gap under Z (reference)"],
+        x=["Δ under Y (truth)", "+ T_omit (omitted truths)", "+ T_fp (false matches)",
+           "= Δ under Z (reference)"],
         y=vals, measure=["absolute", "relative", "relative", "total"],
         text=[f"{v:+.3f}" for v in vals], textposition="outside",
         increasing={"marker": {"color": LABEL_COLORS["z"]}},
         decreasing={"marker": {"color": LABEL_COLORS["y"]}},
-        totals={"marker": {"color": "#475569"}},
+        totals={"marker": {"color": NEUTRALS["slate"]}},
         connector={"line": {"color": REFERENCE_COLOR, "width": 1}},
-        name=f"R({a}) − R({b})",
+        name=f"R({b}) − R({a})",
         hovertemplate="%{x}: %{y:+.4f}<extra></extra>"))
     fig.add_hline(y=0, line={"color": REFERENCE_COLOR, "width": 1})
     lo = min(0.0, *np.cumsum(vals[:3]), gap_z)
@@ -570,8 +574,8 @@ def label_source_figure(*, gap_y: float, t_omit: float, t_fp: float, gap_z: floa
     pad = 0.18 * max(hi - lo, 1e-3)
     fig.update_layout(**_layout(height=height, title=title, legend_below=False),
                       showlegend=False)
-    fig.update_yaxes(title_text=f"R({a}) − R({b})  (< 0: {a} better)", range=[lo - pad,
-                                                                              hi + pad])
+    fig.update_yaxes(title_text=f"Δ = R({b}) − R({a})  (> 0: {a} better)",
+                     range=[lo - pad, hi + pad])
     return fig
 
 
@@ -582,7 +586,8 @@ def bridge_figure(analysis: pd.DataFrame, *, names: Sequence[str] = ("A", "B"),
     Parameters
     ----------
     analysis : DataFrame
-        :func:`core.calibration.bridge.bridge_analysis` (``label, gap_y, gap_z, reverses``).
+        ``label, gap_y, gap_z, reverses`` with gaps Δ = R(B) − R(A) (the app's convention:
+        :attr:`core.calibration.reversal_view.BridgeView.table`).
     names : (A, B), the two rules.
     title, height : layout.
 
@@ -613,7 +618,7 @@ def bridge_figure(analysis: pd.DataFrame, *, names: Sequence[str] = ("A", "B"),
                                      "color": PAPER_COLOR}, hoverinfo="skip"))
     fig.add_hline(y=0, line={"color": REFERENCE_COLOR, "width": 1})
     fig.update_layout(**_layout(height=height, title=title), barmode="group")
-    fig.update_yaxes(title_text=f"R({a}) − R({b})  (< 0: {a} better)")
+    fig.update_yaxes(title_text=f"Δ = R({b}) − R({a})  (> 0: {a} better)")
     return fig
 
 
@@ -644,7 +649,8 @@ def system_accuracy_figure(table: pd.DataFrame, *, title: str | None = None,
         cx += [e, h, None]
         cy += [s, s, None]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=cx, y=cy, mode="lines", line={"color": "#CBD5E1", "width": 3},
+    fig.add_trace(go.Scatter(x=cx, y=cy, mode="lines",
+                             line={"color": NEUTRALS["light"], "width": 3},
                              showlegend=False, hoverinfo="skip", name="gain"))
     fig.add_trace(go.Scatter(
         x=em, y=sys_, mode="markers", name="exact match (Z)",
@@ -680,7 +686,7 @@ def budget_marker_shapes(budget: float) -> list[dict]:
         ax = "" if k == 0 else str(k + 1)
         shapes.append({"type": "line", "xref": f"x{ax}", "yref": f"y{ax} domain",
                        "x0": float(budget), "x1": float(budget), "y0": 0, "y1": 1,
-                       "line": dict(_CURRENT), "opacity": 0.5})
+                       "line": dict(_CURRENT)})
     return shapes
 
 
@@ -775,7 +781,7 @@ def heldout_figure(values: Mapping[str, float], *, title: str | None = None,
     names = dict(_HELDOUT)
     ys = [float(values[k]) for k in keys]
     palette = {"ref_raw": LABEL_COLORS["z"], "ref_zplatt": PAPER_COLOR,
-               "restored_raw": "#94A3B8", "pilot_only": ESTIMATOR_COLORS["human_only"],
+               "restored_raw": NEUTRALS["dark"], "pilot_only": ESTIMATOR_COLORS["human_only"],
                "trisource": ESTIMATOR_COLORS["trisource"], "full_y": LABEL_COLORS["y"]}
     data = [{"type": "bar", "x": [names[k] for k in keys], "y": ys,
              "marker": {"color": [palette[k] for k in keys]},

@@ -89,8 +89,7 @@ def lab_leaderboard_figure(variant: pd.DataFrame, nominal: pd.DataFrame | None =
                      "hovertemplate": "%{y}: nominal %{x:.1f} %<extra></extra>"})
     data.append({"type": "scatter", "x": acc, "y": list(labels), "mode": "markers",
                  "name": "this setting (95 % CI)",
-                 "marker": {"size": 12, "color": [method_color(m) for m in methods],
-                            "line": {"width": 1, "color": "white"}},
+                 "marker": {"size": 12, "color": [method_color(m) for m in methods]},
                  "error_x": _error_x(v["ci_high"].to_numpy(float), v["ci_low"].to_numpy(float),
                                      acc),
                  "hovertemplate": "%{y}: %{x:.1f} %<extra></extra>"})

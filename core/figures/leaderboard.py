@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from core.evaluation.run import METHOD_LABELS
 from core.testbed.questions import SOURCE_LABELS, SOURCES
 
+from .palette import ACCURACY_SCALE, CELL_TEXT, HUES, NEUTRALS
 from .style import (
     NOMINAL_COLOR,
     PAPER_COLOR,
@@ -95,8 +96,7 @@ def forest_figure(table: pd.DataFrame, *, methods: Sequence[str] | None = None,
             hovertemplate=f"%{{y}}: {name} %{{x:.1f}} %<extra></extra>"))
     fig.add_trace(go.Scatter(
         x=acc, y=labels, mode="markers", name="this run (95 % CI)",
-        marker={"size": 11, "color": [method_color(m) for m in t["method"]],
-                "line": {"width": 1, "color": "white"}},
+        marker={"size": 11, "color": [method_color(m) for m in t["method"]]},
         error_x={"type": "data", "symmetric": False,
                  "array": t["ci_high"].to_numpy(float) - acc,
                  "arrayminus": acc - t["ci_low"].to_numpy(float),
@@ -118,8 +118,9 @@ def _heatmap(z: np.ndarray, *, rows: list[str], cols: list[str], x_title: str,
     finite = z[np.isfinite(z)]
     zmin = float(np.clip(np.floor((finite.min() if finite.size else 0) / 10) * 10, 0, 90))
     fig = go.Figure(go.Heatmap(
-        z=z, x=cols, y=rows, zmin=zmin, zmax=100, colorscale="Blues",
-        texttemplate="%{z:.1f}", textfont={"size": 12},
+        z=z, x=cols, y=rows, zmin=zmin, zmax=100,
+        colorscale=[list(stop) for stop in ACCURACY_SCALE],
+        texttemplate="%{z:.1f}", textfont={"size": 12, "color": CELL_TEXT},
         colorbar={"title": {"text": "%"}, "thickness": 12, "len": 0.9},
         customdata=(None if hover is None and names is None else np.dstack([
             np.broadcast_to(np.asarray(names if names is not None else cols, dtype=object),
@@ -204,11 +205,11 @@ def slices_figure(slices: pd.DataFrame, *, methods: Sequence[str] | None = None,
     n_a = int(s["n_absent"].iloc[0]) if len(s) else 0
     fig = go.Figure()
     fig.add_trace(go.Bar(x=labels, y=s["gt_present"].to_numpy(float), name=(
-        f"GT present in some source (n = {n_p:,})"), marker_color="#2B6CB0",
+        f"GT present in some source (n = {n_p:,})"), marker_color=HUES["azure"],
         offsetgroup="present",
         hovertemplate="%{x}: %{y:.1f} % (GT present)<extra></extra>"))
     fig.add_trace(go.Bar(x=labels, y=s["gt_absent"].to_numpy(float), name=(
-        f"GT absent from every source (n = {n_a:,})"), marker_color="#A0AEC0",
+        f"GT absent from every source (n = {n_a:,})"), marker_color=NEUTRALS["light"],
         offsetgroup="absent",
         hovertemplate="%{x}: %{y:.1f} % (GT absent)<extra></extra>"))
     for col, group in (("paper_present", "present"), ("paper_absent", "absent")):

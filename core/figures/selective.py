@@ -16,16 +16,18 @@ import plotly.graph_objects as go
 
 from core.evaluation.metrics import RiskCoverage
 
+from .palette import HUES, SWEEP_PALETTE
 from .style import CURRENT_COLOR, PAPER_COLOR, REFERENCE_COLOR, titled_layout
 
 __all__ = ["SWEEP_COLORS", "risk_coverage_figure", "threshold_figure"]
 
 #: Colours of the three sweep curves.
-SWEEP_COLORS = {"coverage": "#2B6CB0", "selective_accuracy": "#12A38F", "f05": "#7C5CBF"}
+SWEEP_COLORS = SWEEP_PALETTE
 _SWEEP_NAMES = {"coverage": "coverage", "selective_accuracy": "selective accuracy",
                 "f05": "F0.5 (macro-derived)"}
 _CURRENT = {"color": CURRENT_COLOR, "width": 2}
 _CALIBRATED = {"color": PAPER_COLOR, "dash": "dash", "width": 1.5}
+_LINE_TOP = 101.0  # the vertical lines end here; the labels sit above
 
 
 def _thin(n: int, max_points: int) -> np.ndarray:
@@ -35,7 +37,7 @@ def _thin(n: int, max_points: int) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
 
 
-def risk_coverage_figure(rc: RiskCoverage, *, color: str = "#0072B2",
+def risk_coverage_figure(rc: RiskCoverage, *, color: str = HUES["blue"],
                          name: str = "risk–coverage",
                          points: Sequence[dict] = (), max_points: int = 600,
                          title: str | None = None) -> go.Figure:
@@ -69,8 +71,7 @@ def risk_coverage_figure(rc: RiskCoverage, *, color: str = "#0072B2",
             x=[100 * float(p["coverage"])], y=[100 * float(p["risk"])], mode="markers",
             name=str(p["name"]),
             marker={"size": p.get("size", 13), "symbol": p.get("symbol", "circle"),
-                    "color": p.get("color", CURRENT_COLOR), "line": {"width": 1.5,
-                                                                 "color": "white"}},
+                    "color": p.get("color", CURRENT_COLOR)},
             hovertemplate=f"{p['name']}: coverage %{{x:.1f}} %, risk %{{y:.1f}} %"
                           "<extra></extra>"))
     forced = 100 * float(rc.risk[-1])
@@ -84,9 +85,15 @@ def risk_coverage_figure(rc: RiskCoverage, *, color: str = "#0072B2",
     return fig
 
 
+def _fits(x0: float, x1: float, lines: Sequence[float]) -> bool:
+    return not any(x0 <= v <= x1 for v in lines)
+
+
 def threshold_figure(sweep: pd.DataFrame, *, theta: float, calibrated: Sequence[float],
                      label: str = "θ", forced: float | None = None,
-                     title: str | None = None) -> go.Figure:
+                     title: str | None = None, calibrated_name: str = "calibrated θ",
+                     label_rows: tuple[float, float] = (118.0, 108.0),
+                     label_room: float = 0.32) -> go.Figure:
     """Coverage, selective accuracy and F0.5 against the threshold, calibrated θ marked.
 
     Parameters
@@ -95,16 +102,25 @@ def threshold_figure(sweep: pd.DataFrame, *, theta: float, calibrated: Sequence[
         :func:`core.evaluation.selective.sweep` (``theta``, ``coverage``,
         ``selective_accuracy``, ``f05`` in percent).
     theta : the threshold currently chosen (solid line).
-    calibrated : each seed's calibrated threshold (dashed red lines).
+    calibrated : each seed's calibrated threshold (dashed lines).
     label : what θ is, for the x-axis title.
     forced : float, optional
         Forced accuracy (%), drawn as a dotted reference: selective accuracy above it is
         what abstaining buys.
+    calibrated_name : the dashed lines' label (" (per seed)" is added for several).
+    label_rows : (y of θ's label, y of the dashed lines' label), in percent. Both lie above
+        100 %, where the vertical lines end, so no label crosses a line; the y axis shows
+        ticks up to 100 only.
+    label_room : float, default 0.32
+        The share of the x range the forced-accuracy label needs: it sits at the right end of
+        its dotted line unless a vertical line falls within that share, then at the left end
+        (whichever end is free; the right if neither is).
 
     Returns
     -------
     go.Figure
-        Traces 0–2: coverage, selective accuracy and F0.5 against θ.
+        Traces 0–2: coverage, selective accuracy and F0.5 against θ. The vertical lines run
+        from 0 to 101 %; the labels of θ and of the dashed lines sit at ``label_rows``.
     """
     fig = go.Figure()
     for col in ("coverage", "selective_accuracy", "f05"):
@@ -112,32 +128,48 @@ def threshold_figure(sweep: pd.DataFrame, *, theta: float, calibrated: Sequence[
             x=sweep["theta"].to_numpy(float), y=sweep[col].to_numpy(float), mode="lines",
             name=_SWEEP_NAMES[col], line={"color": SWEEP_COLORS[col], "width": 2.5},
             hovertemplate=f"θ = %{{x:.2f}}: {_SWEEP_NAMES[col]} %{{y:.1f}} %<extra></extra>"))
+    xs = sweep["theta"].to_numpy(float)
+    lo, hi = (float(np.nanmin(xs)), float(np.nanmax(xs))) if xs.size else (0.0, 1.0)
+    span = max(hi - lo, 1e-9)
+
+    def anchor(x: float) -> str:  # keep a label inside the plot at the edges
+        return "left" if x - lo < 0.1 * span else "right" if hi - x < 0.1 * span else "center"
+
+    top = _LINE_TOP
     # the chosen θ first, so that calibrated lines at the same place stay visible on top
-    shapes = [{"type": "line", "xref": "x", "yref": "y domain", "x0": float(theta),
-               "x1": float(theta), "y0": 0, "y1": 1, "line": dict(_CURRENT)}]
-    notes = []
+    shapes = [{"type": "line", "xref": "x", "yref": "y", "x0": float(theta),
+               "x1": float(theta), "y0": 0, "y1": top, "line": dict(_CURRENT)}]
     cal = sorted({round(float(c), 6) for c in calibrated})
-    for i, c in enumerate(cal):
-        shapes.append({"type": "line", "xref": "x", "yref": "y domain", "x0": c, "x1": c,
-                       "y0": 0, "y1": 1, "line": dict(_CALIBRATED)})
-        if i == 0:
-            notes.append({"text": "calibrated θ" + (" (per seed)" if len(cal) > 1 else ""),
-                          "x": c, "xref": "x", "y": 0.02, "yref": "y domain",
-                          "xanchor": "left", "showarrow": False,
-                          "font": {"size": 11, "color": PAPER_COLOR}})
-    notes.append({"text": f"θ = {float(theta):.2f}", "x": float(theta), "xref": "x", "y": 1.0,
-                  "yref": "y domain", "xanchor": "left", "yanchor": "top", "showarrow": False,
-                  "font": {"size": 12, "color": CURRENT_COLOR}})
+    for c in cal:
+        shapes.append({"type": "line", "xref": "x", "yref": "y", "x0": c, "x1": c,
+                       "y0": 0, "y1": top, "line": dict(_CALIBRATED)})
+    notes = [{"text": f"θ = {float(theta):.2f}", "x": float(theta), "xref": "x",
+              "y": float(label_rows[0]), "yref": "y", "xanchor": anchor(float(theta)),
+              "yanchor": "middle", "showarrow": False,
+              "font": {"size": 12, "color": CURRENT_COLOR}}]
+    if cal:
+        mid = (cal[0] + cal[-1]) / 2
+        notes.append({"text": calibrated_name + (" (per seed)" if len(cal) > 1 else ""),
+                      "x": mid, "xref": "x", "y": float(label_rows[1]), "yref": "y",
+                      "xanchor": anchor(mid), "yanchor": "middle", "showarrow": False,
+                      "font": {"size": 11, "color": PAPER_COLOR}})
     if forced is not None and np.isfinite(forced):
         shapes.append({"type": "line", "xref": "x domain", "yref": "y", "x0": 0, "x1": 1,
                        "y0": float(forced), "y1": float(forced),
                        "line": {"color": REFERENCE_COLOR, "dash": "dot", "width": 1.5}})
-        notes.append({"text": f"forced accuracy {float(forced):.1f} %", "x": 1, "xref":
-                      "x domain", "y": float(forced), "yref": "y", "xanchor": "right",
+        vertical = [float(theta), *cal]
+        right_free = _fits(hi - label_room * span, hi, vertical)
+        left_free = _fits(lo, lo + label_room * span, vertical)
+        at_left = left_free and not right_free
+        notes.append({"text": f"forced accuracy {float(forced):.1f} %",
+                      "x": 0 if at_left else 1, "xref": "x domain", "y": float(forced),
+                      "yref": "y", "xanchor": "left" if at_left else "right",
                       "yanchor": "bottom", "showarrow": False,
                       "font": {"size": 11, "color": REFERENCE_COLOR}})
-    fig.update_layout(**titled_layout(height=420, title=title, legend_rows=2), shapes=shapes,
+    fig.update_layout(**titled_layout(height=440, title=title, legend_rows=2), shapes=shapes,
                       annotations=notes)
     fig.update_xaxes(title_text=f"Threshold ({label})")
-    fig.update_yaxes(title_text="Percent (mean over seeds)", range=[0, 101])
+    fig.update_yaxes(title_text="Percent (mean over seeds)",
+                     range=[0, max(124.0, float(max(label_rows)) + 6)],
+                     tickvals=[0, 20, 40, 60, 80, 100])
     return fig

@@ -1,12 +1,18 @@
 """Shared colours and symbols, so a source looks the same in every figure and on every page.
 
-The palette is colour-blind-aware (distinct hue *and* lightness), and every colour-coded
-status also carries a symbol, so the figures read in greyscale too.
+The colours themselves live in :mod:`core.figures.palette` (one place, with the contrast and
+distinctness rules that keep them readable in Streamlit's light and dark themes); this module
+gives them the names the figure builders and pages use. Every colour-coded status also
+carries a symbol, so the figures read in greyscale too.
 """
 
 from __future__ import annotations
 
 from types import MappingProxyType
+
+from core.resolvers.registry import method_short
+
+from . import palette
 
 __all__ = [
     "CURRENT_COLOR",
@@ -29,76 +35,47 @@ __all__ = [
 ]
 
 #: The latent truth (L2): a neutral mid-tone slate that reads on light and dark themes alike.
-LATENT_COLOR = "#64748B"
+LATENT_COLOR = palette.LATENT
 
 #: Reference lines (thresholds, midnight) and their labels.
-REFERENCE_COLOR = "#7B8594"
+REFERENCE_COLOR = palette.REFERENCE
 
-#: The value a widget has chosen now (θ, π, the budget, the nominal cell): a solid neutral that
-#: keeps a contrast ratio ≥ 3 on both themes' backgrounds (4.9 on #FFFFFF, 3.8 on #0F141B),
-#: where the near-black it replaces vanished in dark mode.
-CURRENT_COLOR = "#6B7280"
+#: The value a widget has chosen now (θ, π, the budget, the nominal cell): a solid neutral
+#: with contrast ≥ 3 on both themes' backgrounds (the near-black it replaced vanished in
+#: dark mode).
+CURRENT_COLOR = palette.CURRENT
 
 #: One colour per source, in the order of ``core.testbed.questions.SOURCES``.
-SOURCE_COLORS = MappingProxyType({
-    "profile_ltm": "#7C5CBF",        # violet: the long-term profile
-    "planner": "#E08A1E",            # amber: plans and intentions
-    "daily_self_report": "#D6457A",  # magenta: what the person says
-    "objective_log": "#2B7BBA",      # blue: payments, timesheet, calendar
-    "device_log": "#12A38F",         # teal: wearable and phone
-})
+SOURCE_COLORS = palette.SOURCE_PALETTE
 
 #: One colour per resolver (Okabe–Ito based); a selective ``_skip`` variant shares its base
 #: method's colour. Learned-confusion methods are blues, vote-like fusion warm, baselines grey.
-METHOD_COLORS = MappingProxyType({
-    "random": "#B3BAC5",
-    "majority_class": "#8A93A3",
-    "ssb": "#8C6D31",
-    "ssb_global": "#C2A060",
-    "majority_vote": "#D55E00",
-    "bcf": "#CC79A7",
-    "abf": "#E69F00",
-    "nbf": "#56B4E9",
-    "dsnbf": "#0072B2",
-    "dawid_skene": "#009E73",
-    "source_reachability": "#334155",
-})
+METHOD_COLORS = palette.METHOD_PALETTE
 
-#: Compact method names (small multiples, widget options and so URL values).
-METHOD_SHORT = MappingProxyType({
-    "random": "Random", "majority_class": "MajClass", "ssb": "SSB", "ssb_global": "SSB-G",
-    "majority_vote": "MV", "bcf": "BCF", "abf": "ABF", "nbf": "NBF", "dsnbf": "DSNBF",
-    "dawid_skene": "DS", "source_reachability": "Reach",
-    "ssb_skip": "SSB+SKIP", "abf_skip": "ABF+SKIP", "nbf_skip": "NBF+SKIP",
-    "dsnbf_skip": "DSNBF+SKIP", "source_reachability_skip": "Reach+SKIP",
-})
+#: Compact method names (small multiples, widget options and so URL values): a view of the
+#: resolver registry (:func:`core.resolvers.registry.method_short`), their single source.
+METHOD_SHORT = MappingProxyType(method_short())
 
 #: Reference markers: the paper's numbers and the nominal setting of the bias lab.
-PAPER_COLOR = "#B91C1C"
-NOMINAL_COLOR = "#7B8594"
+PAPER_COLOR = palette.PAPER
+NOMINAL_COLOR = palette.NOMINAL
 
 #: Cell colours of the atom grid (pale, so dark cell text stays readable in both themes).
-STATUS_COLORS = MappingProxyType({
-    "na": "#F7F8FA",        # source not informative for the question
-    "null": "#E3E6EB",      # informative source, but no atom
-    "agree": "#A8DDB5",     # atom equals GT
-    "disagree": "#F4A6A6",  # atom differs from GT
-    "gt": "#C9DAF5",        # the ground-truth column
-})
+STATUS_COLORS = palette.CELL_FILLS
 STATUS_SYMBOLS = MappingProxyType(
     {"na": "—", "null": "∅", "agree": "✓", "disagree": "✗", "gt": "●"})
 STATUS_NAMES = MappingProxyType({
     "agree": "agrees with GT",
     "disagree": "disagrees with GT",
     "null": "no atom",
-    "na": "source not informative (spec §2.4)",
+    "na": "source not informative for this question",
     "gt": "ground truth",
 })
 
 #: Day-level dropout: a grey band and a cross.
-UNAVAILABLE_FILL = "rgba(120, 130, 145, 0.22)"
-UNAVAILABLE_MARK = "#7B8594"
-WEEKEND_FILL = "rgba(120, 130, 145, 0.07)"
+UNAVAILABLE_FILL = palette.translucent(palette.NEUTRALS["mid"], 0.22)
+UNAVAILABLE_MARK = palette.UNAVAILABLE
+WEEKEND_FILL = palette.translucent(palette.NEUTRALS["mid"], 0.07)
 
 
 def base_layout(*, height: int, title: str | None = None) -> dict:

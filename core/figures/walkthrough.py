@@ -11,6 +11,7 @@ browsers and export cleanly. Colours come from :mod:`core.figures.style`.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from types import MappingProxyType
 
@@ -23,6 +24,7 @@ from core.testbed.questions import QUESTIONS, SOURCE_LABELS, SOURCES
 from core.testbed.vocab import IS_WEEKEND, N_DAYS
 
 from .fast import axis_refs, figure, subplot_grid
+from .palette import CELL_TEXT, HUES, NEUTRALS, TRANSPARENT, translucent
 from .style import (
     LATENT_COLOR,
     REFERENCE_COLOR,
@@ -113,7 +115,7 @@ def _hline(y: float, *, row: int, text: str | None = None) -> tuple[list[dict], 
     return [shape], notes
 
 
-_SHIFT_LINE = MappingProxyType({"color": "#B91C1C", "dash": "dash", "width": 2})
+_SHIFT_LINE = MappingProxyType({"color": HUES["red"], "dash": "dash", "width": 2})
 
 
 def _shift(shift_day: int | None, *, rows: Sequence[int]) -> tuple[list[dict], list[dict]]:
@@ -213,11 +215,11 @@ def timeline_figure(
                          color=LATENT_COLOR,
                          hovertemplate="day %{x}: %{y:.1f} h<extra></extra>"))
         data.append(_bar(x, np.where(over, hours, np.nan), name="overtime day (> 9 h)",
-                         color="#C2410C",
+                         color=HUES["rust"],
                          hovertemplate="day %{x}: %{y:.1f} h (overtime)<extra></extra>"))
         data.append({"type": "scatter", "x": x[wk], "y": hours[wk] + 0.6, "mode": "markers",
                      "name": "weekend day worked",
-                     "marker": {"symbol": "star", "size": 11, "color": "#C2410C"},
+                     "marker": {"symbol": "star", "size": 11, "color": HUES["rust"]},
                      "hovertemplate": "day %{x}: weekend work<extra></extra>"})
         layout["barmode"] = "overlay"
         layout["yaxis"]["title"] = {"text": "hours"}
@@ -230,8 +232,9 @@ def timeline_figure(
         home = days["home_cooked"].to_numpy(int)
         fast = days["fast_food"].to_numpy(int)
         other = meals - home - fast
-        for y, name, color in ((home, "home-cooked", "#2F855A"), (fast, "fast food / delivery",
-                               "#C2410C"), (other, "other outside meal", "#A0AEC0")):
+        for y, name, color in ((home, "home-cooked", HUES["forest"]),
+                               (fast, "fast food / delivery", HUES["rust"]),
+                               (other, "other outside meal", NEUTRALS["light"])):
             data.append(_bar(x, y, name=name, color=color,
                              hovertemplate=f"day %{{x}}: %{{y}} {name}<extra></extra>"))
         layout["barmode"] = "stack"
@@ -245,7 +248,7 @@ def timeline_figure(
                          color=LATENT_COLOR,
                          hovertemplate="day %{x}: %{y} voluntary<extra></extra>"))
         data.append(_bar(x, np.where(oblig, n, 0), name="obligation (supporting others)",
-                         color="#B7791F",
+                         color=HUES["ochre"],
                          hovertemplate="day %{x}: %{y} obligatory<extra></extra>"))
         layout["barmode"] = "stack"
         layout["yaxis"].update(title={"text": "activities"}, dtick=1)
@@ -259,7 +262,7 @@ def timeline_figure(
                          name="intentional session", color=LATENT_COLOR,
                          hovertemplate="day %{x}: %{y:.0f} min, intentional<extra></extra>"))
         data.append(_bar(x, np.where(did & ~intent, mins, np.nan),
-                         name="incidental movement", color="#94A3B8",
+                         name="incidental movement", color=NEUTRALS["light"],
                          hovertemplate="day %{x}: %{y:.0f} min, incidental<extra></extra>"))
         layout["barmode"] = "overlay"
         layout["yaxis"]["title"] = {"text": "minutes"}
@@ -341,7 +344,7 @@ def source_days_figure(views: DayViews, *, height: int | None = None) -> go.Figu
             xr, yr = _refs(r)
             notes.append({"x": 0.5, "y": 0.5, "xref": f"{xr} domain", "yref": f"{yr} domain",
                           "text": f"{sub['quantity'].iloc[0]} in this source",
-                          "showarrow": False, "font": {"size": 12, "color": "#64748B"}})
+                          "showarrow": False, "font": {"size": 12, "color": LATENT_COLOR}})
             yaxis.update(showticklabels=False, showgrid=False)
             continue
         if kind == "snapshot":
@@ -359,12 +362,12 @@ def source_days_figure(views: DayViews, *, height: int | None = None) -> go.Figu
                                  "<extra></extra>"}))
             if end < N_DAYS:
                 shapes += _day_bands(np.arange(end + 1, N_DAYS + 1), row=r,
-                                     fill="rgba(124, 92, 191, 0.07)")
+                                     fill=translucent(SOURCE_COLORS["profile_ltm"], 0.07))
                 xr, yr = _refs(r)
                 notes.append({"x": N_DAYS + 0.5, "y": 0, "xref": xr, "yref": f"{yr} domain",
                               "xanchor": "right", "yanchor": "bottom", "showarrow": False,
                               "text": f"stale: the snapshot covers days 1–{end} only",
-                              "font": {"size": 10, "color": "#64748B"}})
+                              "font": {"size": 10, "color": LATENT_COLOR}})
         elif views.metric == "bedtime":  # clock times: points, not bars from zero
             data.append(_on(r, {
                 "type": "scatter", "x": x, "y": np.where(avail, v, np.nan),
@@ -458,9 +461,12 @@ def atom_grid_status(gt_codes: np.ndarray, atoms: np.ndarray) -> np.ndarray:
                      ["na", "null", "agree"], "disagree")
 
 
-def _short(label: str, n: int = 20) -> str:
-    text = label.replace("_", " ")
-    return text if len(text) <= n else text[: n - 1] + "…"
+def _short(label: str, n: int = 17) -> str:
+    """``label`` in at most two lines of ``n`` characters (``<br>``), so a cell never clips."""
+    lines = textwrap.wrap(label.replace("_", " "), n) or [""]
+    if len(lines) > 2:
+        lines = [lines[0], textwrap.shorten(" ".join(lines[1:]), n, placeholder="…")]
+    return "<br>".join(lines)
 
 
 def atom_grid_figure(
@@ -517,7 +523,7 @@ def atom_grid_figure(
     data = [{
         "type": "heatmap", "z": z, "x": list(range(z.shape[1])), "y": list(range(nq)),
         "text": text, "customdata": hover, "texttemplate": "%{text}",
-        "textfont": {"size": 11, "color": "#1F2937"},
+        "textfont": {"size": 11, "color": CELL_TEXT},
         "hovertemplate": "%{customdata}<extra></extra>", "colorscale": scale, "zmin": 0,
         "zmax": 4, "showscale": False, "xgap": 3, "ygap": 3, "name": "atoms"}]
     for k in ("agree", "disagree", "null", "na"):
@@ -525,7 +531,7 @@ def atom_grid_figure(
             "type": "scatter", "x": [None], "y": [None], "mode": "markers",
             "name": f"{STATUS_SYMBOLS[k]} {STATUS_NAMES[k]}",
             "marker": {"symbol": "square", "size": 14, "color": STATUS_COLORS[k],
-                       "line": {"width": 1, "color": "#94A3B8"}}})
+                       "line": {"width": 1, "color": REFERENCE_COLOR}}})
     layout = {
         "xaxis": {"tickvals": list(range(len(columns))), "ticktext": columns, "side": "top",
                   "showgrid": False, "zeroline": False, "tickfont": {"size": 12}},
@@ -538,11 +544,11 @@ def atom_grid_figure(
         j = [q.qid for q in QUESTIONS].index(highlight)
         layout["shapes"] = [{"type": "rect", "x0": -0.5, "x1": len(columns) - 0.5,
                              "y0": j - 0.5, "y1": j + 0.5,
-                             "line": {"color": "#1D4ED8", "width": 3},
-                             "fillcolor": "rgba(0,0,0,0)"}]
+                             "line": {"color": HUES["royal"], "width": 3},
+                             "fillcolor": TRANSPARENT}]
     layout.update(base_layout(height=height))
     layout["legend"] = {"orientation": "h", "yanchor": "top", "y": -0.01, "x": 0,
                         "font": {"size": 12}}
     layout["margin"] = {"l": 10, "r": 10, "t": 40, "b": 40}
-    layout["plot_bgcolor"] = "rgba(0,0,0,0)"
+    layout["plot_bgcolor"] = TRANSPARENT
     return figure(data, layout)
