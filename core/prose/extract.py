@@ -1,0 +1,463 @@
+"""A deterministic extractor: NL memory → atoms μ̂ (seed 000 §8.6 stages 5–6).
+
+It reads **only the prose** (documents in the layout of :mod:`core.prose.render`, which is the
+released one): every ``- `` line is matched against the sentence templates of its section, the
+values it states are written back into source arrays of a fresh
+:class:`~core.testbed.schema.Testbed` (nothing else of the testbed is known), and the direct
+readout rules of the benchmark specification §2.9 (:func:`core.testbed.readout.readout`) turn
+those arrays into atoms, so the context rules (the profile's baseline for B2, B3 and D2, the
+planner's intent days for C2, E2 and F1, the device for F2, the objective log for F3) are the
+same code as μ*'s. As in the release (spec §2.4, §2.10), cells outside the source–question map
+are forced to ⊥, also where μ* broadcasts an edge label to all five sources.
+
+Invariants (tested)
+-------------------
+* Deterministic, and a function of the text alone.
+* ``atoms[:, q, s] == -1`` for every non-informative cell ``(q, s)``.
+* Every atom keeps the sentences it read: :meth:`Extraction.spans` lists the ``(section,
+  day_index, field, start, end)`` of the lines that stated a field its rule reads (the
+  question's day window, and the context source's lines as well).
+* A line that matches no template is ignored (its fields keep the defaults of a silent
+  source: unavailable day, ⊥ numbers), never an error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..testbed.questions import QIDS, QUESTIONS, SOURCES
+from ..testbed.readout import readout
+from ..testbed.schema import Testbed, blank_testbed
+from ..testbed.vocab import DATES, N_DAYS
+from .render import NO_SIGNALS, SECTIONS, UNAVAILABLE
+
+__all__ = ["INFORMATIVE", "READS", "Extraction", "extract", "template_of"]
+
+PRO, PLA, SLF, OBJ, DEV = range(5)
+_LAYER = ("profile", "planner", "self_report", "objective", "device")
+
+#: (18, 5) bool: the source–question map of spec §2.4 (cells μ̂ may fill)
+INFORMATIVE = np.array([[s in q.informative for s in SOURCES] for q in QUESTIONS])
+INFORMATIVE.setflags(write=False)
+
+_DAY = {d: i + 1 for i, d in enumerate(DATES)}
+_ALL_DAYS = (1, N_DAYS)
+
+
+def _clock(text: str, *, bedtime: bool) -> int:
+    """``HH:MM`` as minutes; a bedtime before noon counts +24 h (schema convention)."""
+    m = int(text[:2]) * 60 + int(text[3:5])
+    return m + 1440 if bedtime and m < 720 else m
+
+
+# ---------------------------------------------------------------------------------------------
+# sentence templates: (section, regex, fields stated, parser(match) -> {field: value})
+
+
+def _f(x: str | None) -> float:
+    return float(x) if x is not None else float("nan")
+
+
+def _traits(m):
+    st = m["style"]
+    return {"afterhours_style": -1 if st is None else 0 if "strict" in st else 1}
+
+
+def _payments(m):
+    out = {"pay_coffee": -1, "pay_delivery": -1, "pay_fitness": False, "pay_venue": False}
+    for item in m["items"].split(", "):
+        n, _, what = item.partition(" ")
+        if what.startswith("coffee purchase"):
+            out["pay_coffee"] = int(n)
+        elif what.startswith("food delivery purchase"):
+            out["pay_delivery"] = int(n)
+        elif what.startswith("fitness purchase"):
+            out["pay_fitness"] = True
+        elif what.startswith("venue purchase"):
+            out["pay_venue"] = True
+    return out
+
+
+_WORK_BLOCK = re.compile(r"work block \(\d\d:\d\d-\d\d:\d\d, (\d+) min\)")
+_MINUTES = re.compile(r"\((\d+) min\)$")
+
+
+def _calendar(m):
+    out = {"work_block_min": 0, "social_event": False, "social_event_min": 0,
+           "exercise_session": False, "exercise_session_min": 0}
+    for item in m["items"].split("; "):
+        wb = _WORK_BLOCK.fullmatch(item)
+        mins = _MINUTES.search(item)
+        if wb and not out["work_block_min"]:
+            out["work_block_min"] = int(wb[1])
+        elif item.startswith("social event: ") and not out["social_event"]:
+            out["social_event"], out["social_event_min"] = True, int(mins[1]) if mins else 0
+        elif item.startswith("exercise session: ") and not out["exercise_session"]:
+            out["exercise_session"] = True
+            out["exercise_session_min"] = int(mins[1]) if mins else 0
+    return out
+
+
+def _status(m):
+    return {"available": m[1] + "." != UNAVAILABLE}
+
+
+_STATUS = rf"- ({re.escape(UNAVAILABLE[:-1])}|{re.escape(NO_SIGNALS[:-1])})\."
+_CLOCKS = r"(?P<bed>\d\d:\d\d)"
+
+
+def _sleep(m):
+    out = {"bedtime_min": _clock(m["bed"], bedtime=True), "duration_h": _f(m["dur"])}
+    if "wake" in m.groupdict():
+        out["wake_min"] = _clock(m["wake"], bedtime=False)
+    return out
+
+
+#: (section, first 8 characters of the lines it reads, regex, parser) per sentence template
+_T = [
+    (PRO, ("Traits: ",),
+     r"Traits: .*?(?P<style>; maintains strict work-life boundaries"
+     r"|; is flexible about working after hours)?\.", _traits),
+    (PRO, ("Sleep ha",),
+     r"Sleep habits: typically goes to bed around " + _CLOCKS
+     + r"(?:, sleeps about (?P<dur>[\d.]+) hours)?\.", _sleep),
+    (PRO, ("Exercise",),
+     r"Exercise: (?:exercises about (?P<dpw>[\d.]+) days per week, )?usually through .*\.",
+     lambda m: {"ex_days_per_week": _f(m["dpw"])}),
+    (PRO, ("Diet: av",),
+     r"Diet: averages (?P<meals>[\d.]+) meals per day, about (?P<home>[\d.]+) of those are "
+     r"home-cooked\.",
+     lambda m: {"meals_per_day": _f(m["meals"]), "home_cooked_mean": _f(m["home"])}),
+    (PRO, ("Work: wo",),
+     r"Work: works about (?P<h>[\d.]+) hours per day"
+     r"(?:, overtime on about (?P<ot>[\d.]+)% of days)?\.",
+     lambda m: {"hours_mean": _f(m["h"]),
+                "overtime_share": _f(m["ot"]) / 100 if m["ot"] else float("nan")}),
+    (PRO, ("Social l",),
+     r"Social life: (?:socially active about (?P<dpw>[\d.]+) days per week|.*)\.",
+     lambda m: {"social_dpw": _f(m["dpw"])}),
+    (PLA, ("- Planne",),
+     r"- Planned bedtime " + _CLOCKS
+     + r", wake \d\d:\d\d, targeting (?P<dur>[\d.]+) hours of sleep\.", _sleep),
+    (PLA, ("- Planne", "- No wor"),
+     r"- (?:Planned .+ for (?P<min>\d+) minutes|No workout planned)\.",
+     lambda m: {"ex_intended": m["min"] is not None, "ex_min": int(m["min"] or 0)}),
+    (PLA, ("- Work c",),
+     r"- Work capped at (?P<h>[\d.]+) hours, (?P<ot>overtime acceptable, )?"
+     r"finish by \d\d:\d\d\.",
+     lambda m: {"hours_limit": _f(m["h"]), "avoid_overtime": m["ot"] is None}),
+    (PLA, ("- Home-c", "- No hom"),
+     r"- (?:(?P<yes>Home-cooked food prioritized)|No home-cooking priority)\.",
+     lambda m: {"home_priority": m["yes"] is not None}),
+    (PLA, ("- No soc", "- Social"),
+     r"- (?:(?P<no>No social activity planned)|Social activity planned)\.",
+     lambda m: {"social_intent": m["no"] is None}),
+    (SLF, ("- Sleep:",),
+     r"- Sleep: went to bed at " + _CLOCKS + r", woke at (?P<wake>\d\d:\d\d), "
+     r"slept (?P<dur>[\d.]+) hours, quality \w+\.", _sleep),
+    (SLF, ("- Exerci",),
+     r"- Exercise: (?:none|.+, (?P<min>\d+) minutes)\.",
+     lambda m: {"did_exercise": m["min"] is not None, "exercise_min": int(m["min"] or 0)}),
+    (SLF, ("- Diet: ",),
+     r"- Diet: (?P<meals>\d+) meals total, (?P<home>\d+) home-cooked\.",
+     lambda m: {"meals": int(m["meals"]), "home_cooked": int(m["home"])}),
+    (SLF, ("- Work: ",),
+     r"- Work: (?P<h>[\d.]+) hours(?P<ot>, overtime)?"
+     r"(?:, (?P<wk>no weekend work commitment|weekend work commitment))?\.",
+     lambda m: {"hours": _f(m["h"]), "overtime": m["ot"] is not None,
+                "worked_on_weekend": m["wk"] == "weekend work commitment"}),
+    (SLF, ("- Social",),
+     r"- Social: (?:no activities|(?P<acts>.+?)(?P<sup> \(supporting someone\))?)\.",
+     lambda m: {"n_act": 0 if m["acts"] is None else m["acts"].count(", ") + 1,
+                "supporting_other": m["sup"] is not None}),
+    (OBJ, ("- Record", "- No sig"), _STATUS, _status),
+    (OBJ, ("- Timesh",),
+     r"- Timesheet: (?P<h>[\d.]+) hours logged, (?P<ot>overtime reported|no overtime)\.",
+     lambda m: {"timesheet": True, "hours_logged": _f(m["h"]),
+                "overtime_logged": m["ot"] == "overtime reported"}),
+    (OBJ, ("- Paymen",), r"- Payments: (?P<items>.+)\.", _payments),
+    (OBJ, ("- Calend",), r"- Calendar: (?P<items>.+)\.", _calendar),
+    (DEV, ("- Record", "- No sig"), _STATUS, _status),
+    (DEV, ("- Sleep ",),
+     r"- Sleep tracker: bed " + _CLOCKS + r", wake (?P<wake>\d\d:\d\d), "
+     r"(?P<dur>[\d.]+) hours\.", _sleep),
+    (DEV, ("- Activi",),
+     r"- Activity: (?P<m>\d+) active minutes, (?P<w>workout detected|no workout detected)\.",
+     lambda m: {"active_min": int(m["m"]), "workout": m["w"] == "workout detected"}),
+    (DEV, ("- Work s",),
+     r"- Work session: (?P<f>\d+) minutes of focus time, (?P<l>finished late|no late finish)\.",
+     lambda m: {"work_session": True, "focus_min": int(m["f"]),
+                "late_finish": m["l"] == "finished late"}),
+]
+_TEMPLATES = [(sec, heads, re.compile(rx), fn) for sec, heads, rx, fn in _T]
+_PREFIX = 8  # lines are dispatched on their first 8 characters, then matched in full
+_DISPATCH: dict[tuple[int, str], list[int]] = {}
+for _k, (_sec, _heads, _, _) in enumerate(_TEMPLATES):
+    for _h in _heads:
+        _DISPATCH.setdefault((_sec, _h), []).append(_k)
+
+def template_of(section: int, line: str) -> int | None:
+    """Index of the sentence template of ``section`` (0–4) that ``line`` matches, or None."""
+    for k in _DISPATCH.get((section, line[:_PREFIX]), ()):
+        if _TEMPLATES[k][2].fullmatch(line):
+            return k
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# what each atom reads: question -> (context reads, {source: own reads}); a read is
+# (source index, field).  Mirrors core.testbed.readout.
+
+_AV_O, _AV_D = (OBJ, "available"), (DEV, "available")
+READS: dict[str, tuple[tuple, dict[int, tuple]]] = {
+    "A1": ((), {SLF: ((SLF, "duration_h"),), DEV: (_AV_D, (DEV, "duration_h")),
+                PLA: ((PLA, "duration_h"),), PRO: ((PRO, "duration_h"),)}),
+    "A2": ((), {SLF: ((SLF, "hours"), (SLF, "worked_on_weekend")),
+                OBJ: (_AV_O, (OBJ, "work_block_min")), PLA: ((PLA, "hours_limit"),),
+                PRO: ((PRO, "hours_mean"),), DEV: (_AV_D, (DEV, "focus_min"))}),
+    "A3": ((), {SLF: ((SLF, "meals"), (SLF, "home_cooked")), PLA: ((PLA, "home_priority"),),
+                PRO: ((PRO, "meals_per_day"), (PRO, "home_cooked_mean")),
+                OBJ: (_AV_O, (OBJ, "pay_delivery"))}),
+    "B2": (((PRO, "ex_days_per_week"),),
+           {SLF: ((SLF, "did_exercise"),), DEV: (_AV_D, (DEV, "workout")),
+            OBJ: (_AV_O, (OBJ, "exercise_session")), PLA: ((PLA, "ex_intended"),), PRO: ()}),
+    "B3": (((PRO, "afterhours_style"),),
+           {SLF: ((SLF, "worked_on_weekend"),), OBJ: (_AV_O, (OBJ, "work_block_min")),
+            DEV: (_AV_D, (DEV, "focus_min")), PRO: ()}),
+    "C2": (((PLA, "social_intent"),),
+           {SLF: ((SLF, "n_act"),), PLA: (), OBJ: (_AV_O, (OBJ, "social_event"),
+                                                   (OBJ, "pay_venue"))}),
+    "C3": (((PLA, "bedtime_min"),), {SLF: ((SLF, "bedtime_min"),),
+                                     DEV: (_AV_D, (DEV, "bedtime_min"))}),
+    "D1": ((), {SLF: ((SLF, "n_act"),), PLA: ((PLA, "social_intent"),),
+                OBJ: (_AV_O, (OBJ, "social_event"))}),
+    "D2": (((PRO, "meals_per_day"), (PRO, "home_cooked_mean")),
+           {SLF: ((SLF, "meals"), (SLF, "home_cooked")), PRO: ()}),
+    "E1": ((), {SLF: ((SLF, "bedtime_min"), (SLF, "overtime"), (SLF, "n_act")),
+                DEV: (_AV_D, (DEV, "bedtime_min"), (DEV, "late_finish")),
+                PLA: ((PLA, "bedtime_min"), (PLA, "hours_limit"), (PLA, "avoid_overtime")),
+                OBJ: (_AV_O, (OBJ, "work_block_min"), (OBJ, "social_event"))}),
+    "E2": (((PLA, "ex_intended"),),
+           {SLF: ((SLF, "did_exercise"), (SLF, "hours"), (SLF, "overtime")),
+            PLA: ((PLA, "hours_limit"),),
+            DEV: (_AV_D, (DEV, "workout"), (DEV, "late_finish"), (DEV, "focus_min")),
+            OBJ: (_AV_O, (OBJ, "exercise_session"), (OBJ, "work_block_min")),
+            PRO: ((PRO, "overtime_share"),)}),
+    "F1": (((PLA, "social_intent"),),
+           {SLF: ((SLF, "n_act"),), OBJ: (_AV_O, (OBJ, "social_event")), PLA: (),
+            PRO: ((PRO, "social_dpw"),)}),
+    "F2": ((_AV_D, (DEV, "workout")),
+           {SLF: ((SLF, "did_exercise"),), DEV: (), PLA: ((PLA, "ex_intended"),),
+            OBJ: (_AV_O, (OBJ, "exercise_session")), PRO: ((PRO, "ex_days_per_week"),)}),
+    "F3": ((_AV_O,), {SLF: ((SLF, "hours"),), DEV: (_AV_D, (DEV, "focus_min")),
+                      PLA: ((PLA, "hours_limit"),), PRO: ((PRO, "hours_mean"),)}),
+    "G1": ((), {SLF: ((SLF, "did_exercise"), (SLF, "exercise_min")),
+                PLA: ((PLA, "ex_intended"),), DEV: (_AV_D, (DEV, "workout"), (DEV, "active_min"))}),
+    "G2": ((), {SLF: ((SLF, "n_act"), (SLF, "supporting_other")),
+                OBJ: (_AV_O, (OBJ, "social_event")), PLA: ((PLA, "social_intent"),),
+                PRO: ((PRO, "social_dpw"),)}),
+    "Ctrl1": ((), {SLF: ((SLF, "meals"), (SLF, "home_cooked")), PLA: ((PLA, "home_priority"),),
+                   PRO: ((PRO, "meals_per_day"), (PRO, "home_cooked_mean"))}),
+    "Ctrl2": ((), {SLF: ((SLF, "duration_h"),), DEV: (_AV_D, (DEV, "duration_h")),
+                   PLA: ((PLA, "duration_h"),)}),
+}
+#: day windows (first, last day index) of the questions that read part of the month; the
+#: device's "last seven available days" of Ctrl2 may reach back to any day
+_WINDOW = {"C2": (17, 30), "C3": (17, 30), "Ctrl1": (24, 30)}
+_WINDOW_SRC = {("Ctrl2", SLF): (24, 30), ("Ctrl2", PLA): (24, 30)}
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """Atoms μ̂ extracted from NL memory, and the sentences behind them.
+
+    Attributes
+    ----------
+    persona_ids : in the order of the documents.
+    atoms : ``(P, 18, 5)`` int8 codes (``QIDS`` × ``SOURCES``), ``-1`` ⊥.
+    sources : the testbed whose source layers were read back from the prose (events,
+        knobs and persona traits are blank).
+    frames : one row per (parsed sentence, field it stated): ``doc`` (the document's
+        position), ``persona_id, section, day_index, field, start, end``.
+    """
+
+    persona_ids: tuple[str, ...]
+    atoms: np.ndarray
+    sources: Testbed
+    frames: pd.DataFrame
+
+    def spans(self, persona: int | str, qid: str, source: str) -> pd.DataFrame:
+        """The sentences the atom ``(persona, qid, source)`` was read from.
+
+        ``persona`` is a document's position, or its id when that id is unique (ids repeat
+        across seeds). Empty for a non-informative cell. Raises ``ValueError`` for an
+        unknown or ambiguous persona, an unknown question or source.
+        """
+        if isinstance(persona, str):
+            hits = [i for i, p in enumerate(self.persona_ids) if p == persona]
+            if len(hits) != 1:
+                raise ValueError(f"persona id {persona!r} matches {len(hits)} documents; "
+                                 "pass the document's position")
+            persona = hits[0]
+        if not 0 <= int(persona) < len(self.persona_ids):
+            raise ValueError(f"persona position {persona} outside [0, {len(self.persona_ids)})")
+        if qid not in READS:
+            raise ValueError(f"unknown question {qid!r} (expected one of {', '.join(QIDS)})")
+        if source not in SOURCES:
+            raise ValueError(f"unknown source {source!r} (expected one of {', '.join(SOURCES)})")
+        s = SOURCES.index(source)
+        f = self.frames
+        rows = f["doc"] == int(persona)
+        if not INFORMATIVE[QIDS.index(qid), s]:
+            return f[np.zeros(len(f), dtype=bool)]
+        context, own = READS[qid]
+        keep = np.zeros(len(f), dtype=bool)
+        for src, field in (*context, *own.get(s, ())):
+            lo, hi = _WINDOW_SRC.get((qid, src), _WINDOW.get(qid, _ALL_DAYS))
+            day = f["day_index"]
+            keep |= ((f["section"] == SECTIONS[src]) & (f["field"] == field)
+                     & ((day == 0) | ((day >= lo) & (day <= hi)))).to_numpy()
+        return f[rows.to_numpy() & keep].sort_values("start")
+
+
+def _locate(texts: list[str]):
+    """Split the documents into lines; per line: persona, section, day and offset in its doc."""
+    big = "".join(texts)
+    lines = big.split("\n")[:-1]
+    n_lines = np.array([t.count("\n") for t in texts], dtype=np.int64)
+    persona = np.repeat(np.arange(len(texts)), n_lines)
+    length = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines)) + 1
+    start = np.cumsum(length) - length
+    doc_start = np.cumsum([0, *map(len, texts)])[:-1]
+    offset = start - doc_start[persona]
+    idx = np.arange(len(lines))
+    heads = {f"## {s}": i for i, s in enumerate(SECTIONS)}
+    sec_code = np.fromiter((heads.get(x, -1) for x in lines), dtype=np.int64, count=len(lines))
+    day_code = np.fromiter((_DAY.get(x[5:15], 0) if x.startswith("#### ") else 0 for x in lines),
+                           dtype=np.int64, count=len(lines))
+    # forward-fill within each document: the last heading / day header seen (a document's
+    # first line resets both)
+    doc_first = np.zeros(len(lines), dtype=bool)
+    doc_first[(np.cumsum(n_lines) - n_lines)[n_lines > 0]] = True
+    reset = (sec_code >= 0) | doc_first
+    section = sec_code[np.maximum.accumulate(np.where(reset, idx, 0))]
+    reset_day = (day_code > 0) | reset
+    day = day_code[np.maximum.accumulate(np.where(reset_day, idx, 0))]
+    return lines, persona, section, day, offset
+
+
+def extract(texts: Sequence[str], *, persona_ids: Sequence[str]) -> Extraction:
+    """Extract μ̂ from NL memory documents (seed 000 §8.6 stages 5–6, deterministic).
+
+    Parameters
+    ----------
+    texts : one document per persona (the layout of :func:`core.prose.render.render`).
+    persona_ids : the persona of each document (the release names files by persona id; ids
+        may repeat across seeds).
+
+    Returns
+    -------
+    Extraction
+        Atoms on the informative cells of spec §2.4, the source arrays read back and the
+        sentence frame (invariants in the module docstring).
+    """
+    texts = [t if t.endswith("\n") else t + "\n" for t in texts]
+    ids = tuple(str(p) for p in persona_ids)
+    if len(ids) != len(texts):
+        raise ValueError(f"{len(texts)} documents but {len(ids)} persona ids")
+    n = len(texts)
+    tb = blank_testbed(n)
+    tb.personas["persona_id"] = list(ids)
+    _silent_defaults(tb)
+    lines, persona, section, day, offset = _locate(texts)
+    # a dated block is an available day unless it says otherwise
+    for src in (OBJ, DEV):
+        heads = (section == src) & (day > 0)
+        tb.layer(_LAYER[src])["available"][persona[heads], day[heads] - 1] = True
+    rows: list[tuple[np.ndarray, int, str, np.ndarray]] = []
+    head_id = {h: i for i, h in enumerate(sorted({h for _, h in _DISPATCH}))}
+    kinds = np.fromiter((head_id.get(x[:_PREFIX], -1) for x in lines), dtype=np.int64,
+                        count=len(lines))
+    hits: dict[int, tuple[list[int], list[dict]]] = {}
+    for (sec, head), candidates in _DISPATCH.items():
+        at = np.flatnonzero((kinds == head_id[head]) & (section == sec))
+        if sec != PRO:
+            at = at[day[at] > 0]
+        for i in at.tolist():
+            for k in candidates:
+                m = _TEMPLATES[k][2].fullmatch(lines[i])
+                if m:
+                    got = hits.setdefault(k, ([], []))
+                    got[0].append(i)
+                    got[1].append(_TEMPLATES[k][3](m))
+                    break
+    for k, (hit_idx, values) in sorted(hits.items()):
+        sec = _TEMPLATES[k][0]
+        hit = np.asarray(hit_idx)
+        layer = tb.layer(_LAYER[sec])
+        p, d = persona[hit], day[hit] - 1
+        for field in values[0]:  # a template's parser always returns the same keys
+            col = np.asarray([v[field] for v in values])
+            arr = layer[field]
+            if sec == PRO:
+                arr[p] = col
+            else:
+                arr[p, d] = col
+            rows.append((hit, sec, field, col))
+    atoms = readout(tb)
+    atoms[:, ~INFORMATIVE] = -1
+    return Extraction(ids, atoms, tb, _frames(ids, rows, lines, persona, day, offset))
+
+
+def _silent_defaults(tb: Testbed) -> None:
+    """What a source says when the prose says nothing (⊥ numbers, unavailable days)."""
+    pr = tb.profile
+    for a in pr.values():
+        if a.dtype.kind == "f":
+            a[:] = np.nan
+    pr["afterhours_style"][:] = -1
+    tb.planner["bedtime_min"][:] = -1
+    tb.planner["duration_h"][:] = np.nan
+    tb.planner["hours_limit"][:] = np.nan
+    tb.self_report["duration_h"][:] = np.nan
+    tb.self_report["hours"][:] = np.nan
+    ob, dv = tb.objective, tb.device
+    ob["available"][:] = False
+    ob["pay_coffee"][:] = -1
+    ob["pay_delivery"][:] = -1
+    ob["hours_logged"][:] = np.nan
+    dv["available"][:] = False
+    for k in ("bedtime_min", "wake_min", "active_min", "steps", "screen_time_min", "focus_min"):
+        dv[k][:] = -1
+    dv["duration_h"][:] = np.nan
+
+
+def _frames(ids, rows, lines, persona, day, offset) -> pd.DataFrame:
+    names = sorted({r[2] for r in rows})
+    code = {f: i for i, f in enumerate(names)}
+    if rows:
+        hit = np.concatenate([r[0] for r in rows])
+        sec = np.concatenate([np.full(len(r[0]), r[1], np.int8) for r in rows])
+        fld = np.concatenate([np.full(len(r[0]), code[r[2]], np.int64) for r in rows])
+    else:
+        hit = np.zeros(0, np.int64)
+        sec, fld = np.zeros(0, np.int8), np.zeros(0, np.int64)
+    length = np.fromiter((len(lines[i]) for i in hit.tolist()), dtype=np.int64, count=len(hit))
+    pre = np.where(sec == PRO, 0, 2)
+    cats = pd.Index(ids).unique()
+    frame = pd.DataFrame({
+        "doc": persona[hit].astype(np.int32),
+        "persona_id": pd.Categorical.from_codes(cats.get_indexer(np.asarray(ids)[persona[hit]])
+                                                if len(hit) else hit, categories=cats),
+        "section": pd.Categorical.from_codes(sec, categories=list(SECTIONS)),
+        "day_index": day[hit].astype(np.int16),
+        "field": pd.Categorical.from_codes(fld, categories=names),
+        "start": (offset[hit] + pre).astype(np.int32),
+        "end": (offset[hit] + length).astype(np.int32),
+    })
+    return frame

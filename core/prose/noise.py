@@ -1,0 +1,125 @@
+"""Extraction-noise profiles: "what if my extractor were this good?" (seed 000 §12.5, §12.6).
+
+A :class:`NoiseProfile` holds a flip probability for each (question, source) cell; applying
+it to clean atoms μ* gives simulated extracted atoms. The flip itself is the one of seed 000
+§12.5 that ``python -m core reproduce`` uses (:func:`core.evaluation.robustness.flip_atoms`:
+ordinal labels move one rank, nominal labels to a uniformly random other label, ⊥ and ordinal
+edge labels are never flipped). Profiles:
+
+* :meth:`NoiseProfile.uniform` — one ε everywhere; :func:`apply_noise` then *is*
+  ``flip_atoms(atoms, ε, rng)``, draw for draw;
+* :meth:`NoiseProfile.from_faithfulness` — ``1 − P(μ̂ = μ*)`` per cell from a measured table
+  (:func:`core.prose.faithfulness.faithfulness` with ``cells="non_null"``, the denominator of
+  a flip of a non-null atom);
+* :meth:`NoiseProfile.paper` — the paper's GPT-5.4 faithfulness by source
+  (:data:`core.evaluation.paper.PAPER_EXTRACTION`), the same rate for every question of a
+  source.
+
+Limits: a flip never turns an atom into ⊥ or ⊥ into an atom, so a profile reproduces how
+often an extractor is wrong, not which kind of wrong (§12.6: Gemini's errors are mostly
+false ⊥). Randomness comes only from the caller's ``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..evaluation.paper import PAPER_EXTRACTION
+from ..evaluation.robustness import flip_atoms
+from ..testbed.questions import QIDS, SOURCES
+from .faithfulness import Faithfulness
+
+__all__ = ["NoiseProfile", "apply_noise", "parse_profile"]
+
+_SHAPE = (len(QIDS), len(SOURCES))
+
+
+@dataclass(frozen=True)
+class NoiseProfile:
+    """Flip probabilities per (question, source): ``rates`` is ``(18, 5)`` in [0, 1]."""
+
+    name: str
+    rates: np.ndarray
+
+    def __post_init__(self) -> None:
+        r = np.array(self.rates, dtype=float)
+        if r.shape != _SHAPE:
+            raise ValueError(f"rates must have shape {_SHAPE}, got {r.shape}")
+        if not np.all(np.isfinite(r)) or r.min() < 0 or r.max() > 1:
+            raise ValueError(f"rates must be finite and in [0, 1], got [{r.min()}, {r.max()}]")
+        r.setflags(write=False)
+        object.__setattr__(self, "rates", r)
+
+    @property
+    def uniform_eps(self) -> float | None:
+        """The common rate when every cell has the same one, else ``None``."""
+        first = float(self.rates.flat[0])
+        return first if np.all(self.rates == first) else None
+
+    @classmethod
+    def uniform(cls, eps: float) -> NoiseProfile:
+        """The same flip probability ``eps`` ∈ [0, 1] for every cell (seed 000 §12.5)."""
+        eps = float(eps)
+        if not 0 <= eps <= 1:
+            raise ValueError(f"eps must be in [0, 1], got {eps}")
+        return cls(f"uniform:{eps:g}", np.full(_SHAPE, eps))
+
+    @classmethod
+    def from_faithfulness(cls, table: Faithfulness, *, name: str = "measured") -> NoiseProfile:
+        """``1 − rate`` of each cell of a measured table; a cell with no atom gets 0."""
+        rate = table.by_cell["rate"].to_numpy(dtype=float).reshape(_SHAPE)
+        return cls(name, np.clip(np.nan_to_num(1 - rate, nan=0.0), 0, 1))
+
+    @classmethod
+    def paper(cls) -> NoiseProfile:
+        """The GPT-5.4 extractor's error rate by source (seed 000 §8.8), for every question."""
+        by_source = PAPER_EXTRACTION["by_source"]
+        row = np.array([1 - by_source[s] / 100 for s in SOURCES])
+        return cls("paper", np.broadcast_to(row, _SHAPE).copy())
+
+
+def apply_noise(atoms: np.ndarray, profile: NoiseProfile, rng: np.random.Generator
+                ) -> np.ndarray:
+    """Atoms with each non-null cell flipped with its profile rate (module docstring).
+
+    A uniform profile calls ``flip_atoms(atoms, eps, rng)`` itself; otherwise every eligible
+    atom is flipped in a candidate copy (``flip_atoms(atoms, 1, rng)``) and kept where an
+    independent uniform draw falls below its cell's rate. The input is not changed.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    atoms = np.asarray(atoms)
+    if atoms.ndim != 3 or atoms.shape[1:] != _SHAPE:
+        raise ValueError(f"atoms must have shape (P, {_SHAPE[0]}, {_SHAPE[1]}), got "
+                         f"{atoms.shape}")
+    eps = profile.uniform_eps
+    if eps is not None:
+        return flip_atoms(atoms, eps, rng)
+    candidate = flip_atoms(atoms, 1.0, rng)
+    keep = rng.random(atoms.shape) < profile.rates[None]
+    return np.where(keep, candidate, atoms).astype(np.int8)
+
+
+def parse_profile(text: str, *, measured: Faithfulness | None = None) -> NoiseProfile:
+    """A profile from its name: ``uniform:EPS``, ``paper`` or ``measured``.
+
+    ``measured`` needs the table to build it from. Raises ``ValueError`` naming the text.
+    """
+    kind, _, arg = text.partition(":")
+    if kind == "uniform":
+        try:
+            eps = float(arg)
+        except ValueError:
+            raise ValueError(f"uniform:EPS needs a number in [0, 1], got {text!r}") from None
+        if not np.isfinite(eps):
+            raise ValueError(f"uniform:EPS needs a number in [0, 1], got {text!r}")
+        return NoiseProfile.uniform(eps)
+    if kind == "paper" and not arg:
+        return NoiseProfile.paper()
+    if kind == "measured" and not arg:
+        if measured is None:
+            raise ValueError("the measured profile needs a faithfulness table")
+        return NoiseProfile.from_faithfulness(measured)
+    raise ValueError(f"unknown noise profile {text!r} (expected uniform:EPS, paper or measured)")
