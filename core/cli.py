@@ -1,4 +1,4 @@
-"""Command line: ``python -m core <command>`` (DESIGN.md §4).
+"""Command line: ``python -m core <command>`` (the design card §4).
 
 Every command prints a readable table, writes its result as JSON with ``--json PATH``, and
 exits 0 on success, 2 on bad input (one line on stderr, no traceback), 1 when a check fails.
@@ -211,7 +211,7 @@ def _print_table(df, *, floatfmt: str = "{:.4f}") -> None:
 
 
 def _cmd_build(args) -> int:
-    from .store import build_store
+    from .build import build_store
     from .testbed.config import TestbedConfig
 
     try:
@@ -363,8 +363,9 @@ def _cmd_evaluate(args) -> int:
 def _cmd_reproduce(args) -> int:
     import tempfile
 
+    from .build import build_store
     from .evaluation.reproduce import reproduce
-    from .store import build_store, connect, load_testbed
+    from .store import connect, load_testbed
     from .testbed.config import TestbedConfig
 
     t0 = time.perf_counter()
@@ -451,10 +452,11 @@ def _cmd_score(args) -> int:
 
 def _cmd_pilot(args) -> int:
     from .calibration.pilot import simulate_pilots
-    from .calibration.scenario import DEFAULT_SCENARIO, generate_scenario
+    from .calibration.scenario import generate_scenario
+    from .calibration.scenarios import scenario_named
 
     t0 = time.perf_counter()
-    sim = simulate_pilots(generate_scenario(DEFAULT_SCENARIO), budget=args.budget,
+    sim = simulate_pilots(generate_scenario(scenario_named(args.scenario)), budget=args.budget,
                           reps=args.reps, seed=args.seed)
     dt = time.perf_counter() - t0
     summary = sim.summary()
@@ -483,6 +485,707 @@ def _cmd_import_nq301(args) -> int:
           f"to {args.out or SHIPPED_DIR}")
     _write_json(args.json, {"command": "import-nq301", **written})
     return 0
+
+
+def _noise_spec(text: str) -> str:
+    """argparse ``type``: an extraction-noise profile (``uniform:EPS``, ``paper``, ``measured``)."""
+    from .prose.noise import parse_profile
+
+    if text == "measured":
+        return text
+    try:
+        parse_profile(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _prose_testbed(args, command: str):
+    """The testbed a prose command works on: an imported release or a generated one."""
+    if args.release:
+        from .testbed.importer import ReleaseFormatError, load_release
+
+        try:
+            rel = load_release(args.release)
+        except ReleaseFormatError as exc:
+            raise UsageError(f"{command}: {exc}") from None
+        if rel.testbed.n == 0:
+            raise UsageError(f"{command}: {args.release} holds no persona")
+        return rel.testbed, f"release {args.release}", rel
+    from .testbed.config import TestbedConfig
+    from .testbed.generate import generate
+
+    try:
+        config = TestbedConfig(seeds=tuple(args.seeds),
+                               personas_per_difficulty=args.personas_per_difficulty)
+    except ValueError as exc:
+        raise UsageError(f"{command}: {exc}") from None
+    return generate(config), f"seeds {', '.join(map(str, config.seeds))}", None
+
+
+def _write_files(folder: str, files: dict[str, str], command: str) -> None:
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (Path(folder) / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{command}: cannot write --out {folder}: "
+                         f"{exc.strerror or exc}") from None
+
+
+def _cmd_render(args) -> int:
+    from .prose.compare import compare_renders, release_renders
+    from .prose.render import render
+
+    tb, origin, _ = _prose_testbed(args, "render")
+    t0 = time.perf_counter()
+    r = render(tb)
+    dt = time.perf_counter() - t0
+    chars = sum(map(len, r.texts))
+    print(f"rendered {len(r.texts)} personas ({origin}): {chars} characters, "
+          f"{len(r.frames)} sentence fields, in {dt:.3f} s")
+    if args.out:
+        _write_files(args.out, {f"{p}.md": t for p, t in zip(r.persona_ids, r.texts,
+                                                              strict=True)}, "render")
+        print(f"wrote {len(r.texts)} documents to {args.out}")
+    comparison = None
+    if args.release:
+        theirs = release_renders(args.release, tb.personas)
+        results = [compare_renders(r.text(p), t) for p, t in theirs.items()]
+        if results:
+            import pandas as pd
+
+            table = (pd.concat([c.table for c in results])
+                     .groupby("section", sort=False, as_index=False)
+                     [["shared", "identical", "only_ours", "only_theirs"]].sum())
+            table["share_identical"] = table["identical"] / table["shared"]
+            share = table["identical"].sum() / table["shared"].sum()
+            print(f"\nagainst the released render of {len(results)} persona(s): "
+                  f"{100 * share:.2f}% of the lines stating the same (day, field) are identical")
+            _print_table(table)
+            comparison = {"personas": len(results),
+                          "headings_equal": all(c.headings_equal for c in results),
+                          "share_identical": share, "by_section": table.to_dict(orient="records"),
+                          "differences": pd.concat([c.differences for c in results])
+                          .to_dict(orient="records")}
+        else:
+            print("the release has no nl_renders for these personas: nothing to compare")
+    _write_json(args.json, {"command": "render", "origin": origin, "personas": len(r.texts),
+                            "characters": chars, "sentence_fields": len(r.frames),
+                            "seconds": round(dt, 4), "out": args.out,
+                            "comparison": comparison})
+    return 0
+
+
+def _faithfulness_table(f, label: str):
+    return f.by_source[["source", "rate"]].rename(columns={"rate": label})
+
+
+def _cmd_extract(args) -> int:
+    import numpy as np
+
+    from .prose.compare import release_renders
+    from .prose.extract import extract
+    from .prose.faithfulness import faithfulness
+    from .prose.noise import apply_noise, parse_profile
+    from .prose.render import render
+    from .testbed.questions import QIDS, SOURCES, question
+    from .testbed.readout import readout
+
+    tb, origin, _ = _prose_testbed(args, "extract")
+    ids = [str(p) for p in tb.personas["persona_id"]]
+    theirs = release_renders(args.release, tb.personas) if args.release else {}
+    if theirs and len(theirs) == len(ids):
+        texts, prose = [theirs[p] for p in ids], "the released render"
+    else:
+        texts, prose = list(render(tb).texts), "our render"
+    t0 = time.perf_counter()
+    ex = extract(texts, persona_ids=ids)
+    dt = time.perf_counter() - t0
+    mu = readout(tb)
+    atoms = ex.atoms
+    if args.noise:
+        profile = parse_profile(args.noise,
+                                measured=faithfulness(atoms, mu, cells="non_null"))
+        atoms = apply_noise(atoms, profile, np.random.default_rng(args.noise_seed))
+    f = faithfulness(atoms, mu, persona_ids=ids)
+    noise = f", noise {args.noise} (seed {args.noise_seed})" if args.noise else ""
+    print(f"extracted {len(ids)} personas ({origin}) from {prose} in {dt:.2f} s{noise}")
+    print(f"P(mu_hat = mu*) over all {f.n} cells: {100 * f.overall:.2f}%")
+    _print_table(_faithfulness_table(f, "rate"))
+    if args.out:
+        def grid(i):
+            return {q: {s: (None if atoms[i, j, k] < 0
+                            else question(q).labels[atoms[i, j, k]])
+                        for k, s in enumerate(SOURCES)} for j, q in enumerate(QIDS)}
+
+        _write_files(args.out, {f"{p}.json": json.dumps({"persona": p, "extraction": grid(i)},
+                                                        indent=1) + "\n"
+                                for i, p in enumerate(ids)}, "extract")
+        print(f"wrote {len(ids)} atom files to {args.out}")
+    _write_json(args.json, {"command": "extract", "origin": origin, "prose": prose,
+                            "noise": args.noise, "noise_seed": args.noise_seed,
+                            "seconds": round(dt, 3), "faithfulness": f.to_dict()})
+    return 0
+
+
+def _cmd_faithfulness(args) -> int:
+    import pandas as pd
+
+    from .evaluation.paper import PAPER_EXTRACTION
+    from .prose.extract import extract
+    from .prose.faithfulness import atoms_from_frame, faithfulness
+    from .prose.render import render
+    from .testbed.readout import readout
+
+    tb, origin, rel = _prose_testbed(args, "faithfulness")
+    ids = [str(p) for p in tb.personas["persona_id"]]
+    r = render(tb)
+    mu = readout(tb)
+    ours = faithfulness(extract(r.texts, persona_ids=ids).atoms, mu, persona_ids=ids,
+                        cells=args.cells)
+    src = _faithfulness_table(ours, "ours")
+    que = ours.by_question[["question_id", "rate"]].rename(columns={"rate": "ours"})
+    released = None
+    if rel is not None and len(rel.extracted_atoms):
+        keep = tb.personas["persona_id"].isin(set(rel.extracted_atoms["persona_id"])).to_numpy()
+        kept = [p for p, k in zip(ids, keep, strict=True) if k]
+        released = faithfulness(atoms_from_frame(rel.extracted_atoms, kept), mu[keep],
+                                persona_ids=kept, cells=args.cells)
+        src["released"] = released.by_source["rate"].to_numpy()
+        que["released"] = released.by_question["rate"].to_numpy()
+    src["paper"] = [PAPER_EXTRACTION["by_source"][s] / 100 for s in src["source"]]
+    que["paper"] = [PAPER_EXTRACTION["by_question"].get(q, float("nan")) / 100
+                    for q in que["question_id"]]
+    print(f"extraction faithfulness P(mu_hat = mu*), {origin}, cells: {args.cells}")
+    print(f"ours: {100 * ours.overall:.2f}% of {ours.n} cells ({len(ours.misses)} misses)")
+    if released is not None:
+        print(f"released GPT-5.4 atoms: {100 * released.overall:.2f}% of {released.n} cells "
+              f"({released.n // 90} persona(s) with atoms)")
+    print(f"paper (GPT-5.4, all cells of the test split): {PAPER_EXTRACTION['overall']:.2f}%\n")
+    _print_table(src)
+    print()
+    _print_table(que)
+    _write_json(args.json, {"command": "faithfulness", "origin": origin, "cells": args.cells,
+                            "ours": ours.to_dict(),
+                            "released": None if released is None else released.to_dict(),
+                            "paper": PAPER_EXTRACTION,
+                            "by_source": src.to_dict(orient="records"),
+                            "by_question": pd.DataFrame(que).to_dict(orient="records")})
+    return 0
+
+
+def _iso_date(text: str):
+    """argparse ``type``: an ISO date (YYYY-MM-DD)."""
+    import datetime as dt
+
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be an ISO date (YYYY-MM-DD), got {_shown(text)}") from None
+
+
+def _records_world(args):
+    """Load the seed-002 world and run the checks that precede everything (§4.1, §9).
+
+    Returns ``(world, failures)``: the world checks' failures, then the completeness check's
+    message, as strings (empty when both pass)."""
+    from .records.checks import world_failures
+    from .records.render import CompletenessError, check_completeness
+    from .records.world import load_world
+
+    try:
+        world = load_world(args.world)
+    except ValueError as exc:
+        raise UsageError(f"records: {str(exc).splitlines()[0]}") from None
+    failures = [str(f) for f in world_failures(world, today=args.today)]
+    if not failures:
+        try:
+            check_completeness(world, today=args.today)
+        except CompletenessError as exc:
+            failures.append(f"[completeness] {exc}")
+    return world, failures
+
+
+def _records_abort(failures) -> int:
+    print(f"error: the records world fails {len(failures)} check(s); run `python -m core "
+          "records check`:", file=sys.stderr)
+    for f in failures:
+        print(f"  {f}", file=sys.stderr)
+    return 1
+
+
+def _records_items(world, args):
+    from .records.items import ItemCheckError, build_items
+
+    try:
+        return build_items(world, today=args.today)
+    except ItemCheckError as exc:
+        raise UsageError(f"records: {len(exc.problems)} item problem(s), first: "
+                         f"{exc.problems[0]}") from None
+
+
+def _cmd_records_check(args) -> int:
+    import pandas as pd
+
+    from .records.checks import CHECKS, world_failures
+    from .records.render import completeness
+    from .records.world import load_world
+
+    try:
+        world = load_world(args.world)
+    except ValueError as exc:
+        raise UsageError(f"records: {str(exc).splitlines()[0]}") from None
+    failures = world_failures(world, today=args.today)
+    rows = [{"check": c, "ok": not any(f.check == c for f in failures),
+             "failures": sum(f.check == c for f in failures)} for c in CHECKS]
+    rep = None if failures else completeness(world, today=args.today)
+    if rep is not None:
+        rows.append({"check": "completeness", "ok": rep.ok,
+                     "failures": int((~rep.table["ok"]).sum())})
+    _print_table(pd.DataFrame(rows))
+    for f in failures:
+        print(f"  {f}")
+    if rep is not None:
+        print()
+        _print_table(rep.table[["arm", "name", "complete_expected", "chars", "carried",
+                                "missing", "ok"]])
+    ok = not failures and rep is not None and rep.ok
+    _write_json(args.json, {"command": "records check", "today": args.today.isoformat(),
+                            "ok": ok, "checks": rows,
+                            "failures": [vars(f) for f in failures],
+                            "arms": None if rep is None else rep.table.to_dict(orient="records"),
+                            "missing": None if rep is None else rep.missing})
+    return 0 if ok else 1
+
+
+def _cmd_records_items(args) -> int:
+    import pandas as pd
+
+    world, failures = _records_world(args)
+    if failures:
+        return _records_abort(failures)
+    items = _records_items(world, args)
+
+    def shown(v):
+        return "; ".join(v) if isinstance(v, tuple) else v
+
+    rows = [{"item_id": i.item_id, "family": i.family, "as_of": i.as_of.isoformat(),
+             "kind": i.kind, "question": i.question, "reference": shown(i.reference),
+             "record_ids": list(i.record_ids), "present_value": shown(i.present_value),
+             "stale": i.stale} for i in items]
+    view = pd.DataFrame(rows)[["item_id", "family", "as_of", "reference"]]
+    view = view.assign(reference=view["reference"].map(lambda v: "(decline)" if v is None
+                                                       else v))
+    _print_table(view)
+    _write_json(args.json, {"command": "records items", "today": args.today.isoformat(),
+                            "items": rows})
+    return 0
+
+
+def _cmd_records_render(args) -> int:
+    from .records.render import ARM_NAMES, render
+
+    world, failures = _records_world(args)
+    if failures:
+        return _records_abort(failures)
+    text = render(world, args.arm, today=args.today)
+    print(text)
+    _write_json(args.json, {"command": "records render", "arm": args.arm,
+                            "name": ARM_NAMES[args.arm], "chars": len(text), "text": text})
+    return 0
+
+
+def _cmd_records_read(args) -> int:
+    from collections import Counter
+
+    from .records.readers import read
+
+    world, failures = _records_world(args)
+    if failures:
+        return _records_abort(failures)
+    items = _records_items(world, args)
+    arms = tuple(dict.fromkeys(args.arms))
+    responses = read(world, items, arms=arms, replicates=args.replicates, today=args.today)
+    text = "".join(json.dumps(r, allow_nan=False) + "\n" for r in responses)
+    try:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write --out {args.out}: {exc.strerror or exc}") from None
+    per_arm = Counter(r["arm"] for r in responses)
+    declined = Counter(r["arm"] for r in responses if r["declined"])
+    print(f"wrote {len(responses)} responses ({len(items)} items x {len(arms)} arms x "
+          f"{args.replicates} replicates) to {args.out}")
+    for arm in arms:
+        print(f"  arm {arm}: {per_arm[arm]} responses, {declined[arm]} declined")
+    _write_json(args.json, {"command": "records read", "out": str(args.out),
+                            "responses": len(responses), "per_arm": dict(per_arm),
+                            "declined": {a: declined[a] for a in arms}})
+    return 0
+
+
+def _cmd_records_score(args) -> int:
+    from .records.score import ResponseFormatError, read_responses, score_responses
+
+    world, failures = _records_world(args)
+    if failures:
+        return _records_abort(failures)
+    items = _records_items(world, args)
+    try:
+        pairs = read_responses(args.file)
+    except ResponseFormatError as exc:
+        n, msg = exc.problems[0]
+        more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""
+        raise UsageError(f"records score: {args.file} line {n}: {msg}{more}") from None
+    except ValueError as exc:
+        raise UsageError(f"records score: {str(exc).splitlines()[0]}") from None
+    res = score_responses(pairs, items, world, today=args.today, seed=args.seed,
+                          n_boot=args.bootstrap)
+    for line, item_id in res.unknown:
+        print(f"note: line {line}: unknown item {item_id!r}, not scored", file=sys.stderr)
+    wide = res.measures.pivot(index="measure", columns="arm", values="value").reset_index()
+    _print_table(wide, floatfmt="{:.3f}")
+    print()
+    _print_table(res.comparisons[["comparison", "families", "n_items", "n_pos", "n_neg",
+                                  "delta", "ci_low", "ci_high", "p_value"]], floatfmt="{:.3f}")
+    print("M14 characters: " + ", ".join(f"{a} {n}" for a, n in res.chars.items()))
+    _write_json(args.json, {"command": "records score", "file": str(args.file),
+                            **res.to_dict()})
+    return 0
+
+
+def _add_records_parser(sub, *, json_help: str, boot, boot_help: str) -> None:
+    """``python -m core records check | items | render ARM | read | score FILE`` (seed 002)."""
+    from .records.render import ARMS
+    from .records.world import RUN_DATE
+
+    common = _Parser(add_help=False)
+    common.add_argument("--world", type=_existing_file, default=None,
+                        help="world file (default data/records/world.json)")
+    common.add_argument("--today", type=_iso_date, default=RUN_DATE,
+                        help="the run date, YYYY-MM-DD (default %(default)s)")
+    common.add_argument("--json", type=_json_out, help=json_help)
+    rec = sub.add_parser("records", help="seed 002: one person's records (check, items, "
+                         "render, read, score)")
+    rsub = rec.add_subparsers(dest="records_command", parser_class=_Parser, required=True)
+    rc = rsub.add_parser("check", parents=[common],
+                         help="the world and completeness checks (exit 1 if any fails)")
+    rc.set_defaults(func=_cmd_records_check)
+    ri = rsub.add_parser("items", parents=[common],
+                         help="the 43 items with their engine-computed references")
+    ri.set_defaults(func=_cmd_records_items)
+    rr = rsub.add_parser("render", parents=[common], help="the text of one arm (A-F)")
+    rr.add_argument("arm", choices=ARMS)
+    rr.set_defaults(func=_cmd_records_render)
+    rd = rsub.add_parser("read", parents=[common],
+                         help="run the deterministic reference readers; responses as JSONL")
+    rd.add_argument("--out", type=_json_out, required=True, help="JSON Lines file to write")
+    rd.add_argument("--arms", nargs="+", choices=ARMS, default=list(ARMS),
+                    help="arms to read (default all)")
+    rd.add_argument("--replicates", type=_int_range(1, 10), default=2,
+                    help="replicates per item and arm, 1 to 10 (default %(default)s)")
+    rd.set_defaults(func=_cmd_records_read)
+    rs = rsub.add_parser("score", parents=[common],
+                         help="score a JSONL response file (M1-M8, M14, sign tests)")
+    rs.add_argument("file", type=_existing_file, help="responses, one JSON object per line")
+    rs.add_argument("--bootstrap", type=boot, default=2000, help=boot_help)
+    rs.add_argument("--seed", type=_int_range(0, MAX_SEED), default=0,
+                    help=f"bootstrap seed in [0, {MAX_SEED}]")
+    rs.set_defaults(func=_cmd_records_score)
+
+
+def _llm_documents(args):
+    """The personas an ``llm`` command reads: (documents, origin)."""
+    from .llm.run import documents_of
+
+    texts = None
+    if args.db:
+        from .store import connect, load_testbed
+
+        con = connect(args.db, read_only=True)
+        try:
+            tb = load_testbed(con)
+        finally:
+            con.close()
+        origin = f"store {args.db}"
+    else:
+        tb, origin, _ = _prose_testbed(args, f"llm {args.llm_command}")
+        if args.release:
+            from .prose.compare import release_renders
+
+            texts = release_renders(args.release, tb.personas)
+    docs = documents_of(tb, texts=texts)
+    if args.persona:
+        known = {d.persona_id for d in docs}
+        unknown = sorted(set(args.persona) - known)
+        if unknown:
+            raise UsageError(f"llm {args.llm_command}: unknown persona {_shown(unknown[0])}")
+        docs = [d for d in docs if d.persona_id in set(args.persona)]
+    return (docs[: args.limit] if args.limit else docs), origin
+
+
+def _cmd_llm(args) -> int:
+    from .llm.cache import CallCache
+    from .llm.client import ChatClient, ConfigError, endpoint_from_env
+    from .llm.run import Progress, run_llm, write_release, write_to_store
+
+    task = args.llm_command
+    try:
+        endpoint = endpoint_from_env(offline=args.offline)
+    except ConfigError as exc:
+        raise UsageError(f"llm {task}: {exc}") from None
+    docs, origin = _llm_documents(args)
+    client = None if args.offline else ChatClient(endpoint, timeout=args.timeout,
+                                                  retries=args.retries)
+    t0 = time.perf_counter()
+    result = run_llm(task, docs, model=endpoint.model, cache=CallCache(args.cache),
+                     client=client, offline=args.offline, concurrency=args.concurrency,
+                     progress=Progress(len(docs), label=f"llm {task}", enabled=not args.quiet))
+    dt = time.perf_counter() - t0
+    where = "offline replay" if args.offline else endpoint.shown_url()
+    print(f"llm {task}: {len(docs)} personas ({origin}), model {endpoint.model} ({where}): "
+          f"{len(result.outputs)} outputs, {len(result.failures)} missing; "
+          f"{result.requests} requests, {result.cache_hits} cache hits, {dt:.1f} s")
+    summary = result.to_dict()
+    for reason, n in sorted(summary["failures_by_reason"].items()):
+        print(f"  missing ({reason}): {n}")
+    if args.out:
+        files = write_release(result, args.out)
+        print(f"wrote {len(files)} files under {args.out}")
+    if args.db and result.outputs:
+        from .store import connect
+
+        con = connect(args.db, read_only=False)
+        try:
+            rows = write_to_store(con, result)
+        finally:
+            con.close()
+        print(f"wrote {rows} rows into {args.db}")
+    _write_json(args.json, {"command": f"llm {task}", "origin": origin,
+                            "endpoint": None if args.offline else endpoint.shown_url(),
+                            "offline": args.offline, "seconds": round(dt, 3),
+                            "out": args.out, "db": args.db, **summary})
+    return 1 if result.failures else 0
+
+
+def _add_llm_parser(sub, *, json_help: str) -> None:
+    """``llm extract|answer``: the optional live LLM path (seed 000 §8.6, §9.6)."""
+    from .llm.cache import DEFAULT_CACHE_DIR
+    from .llm.run import MAX_CONCURRENCY
+    from .testbed.config import DEFAULT_SEEDS
+
+    common = _Parser(add_help=False)
+    where = common.add_mutually_exclusive_group()
+    where.add_argument("--seeds", type=_int_range(0, MAX_SEED), nargs="+",
+                       default=list(DEFAULT_SEEDS[:1]),
+                       help="generate these distinct seeds (default %(default)s)")
+    where.add_argument("--release", type=_existing_dir,
+                       help="import the authors' release layout (its nl_renders if complete)")
+    where.add_argument("--db", type=_store_to_read,
+                       help="read the personas from this store and write the outputs into it")
+    common.add_argument("--personas-per-difficulty", type=_int_range(MIN_PERSONAS, MAX_PERSONAS),
+                        default=160, help="for generated seeds (default %(default)s)")
+    common.add_argument("--persona", nargs="+", help="only these persona ids")
+    common.add_argument("--limit", type=_int_range(1, 100_000),
+                        help="only the first N personas")
+    common.add_argument("--cache", type=_out_dir, default=str(DEFAULT_CACHE_DIR),
+                        help="call cache folder (default data/llm_cache)")
+    common.add_argument("--offline", action="store_true",
+                        help="replay the cache only: a missing entry is a missing output")
+    common.add_argument("--concurrency", type=_int_range(1, MAX_CONCURRENCY), default=4,
+                        help=f"calls in flight, 1 to {MAX_CONCURRENCY} (default %(default)s)")
+    common.add_argument("--timeout", type=_finite_float(1.0, 3600.0), default=120.0,
+                        help="seconds per attempt (default %(default)s)")
+    common.add_argument("--retries", type=_int_range(0, 10), default=5,
+                        help="retries on 429/5xx/timeouts, 0 to 10 (default %(default)s)")
+    common.add_argument("--out", type=_out_dir,
+                        help="write extracted_atoms/ or method_outputs/ files here")
+    common.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    common.add_argument("--json", type=_json_out, help=json_help)
+    llm = sub.add_parser("llm", help="optional live LLM extraction and answering (seed 000)")
+    lsub = llm.add_subparsers(dest="llm_command", parser_class=_Parser, required=True)
+    ex = lsub.add_parser("extract", parents=[common],
+                         help="NL memory -> atoms per (question, source)")
+    an = lsub.add_parser("answer", parents=[common],
+                         help="NL memory -> 18 answers with would_skip (LLM-Direct)")
+    for cmd in (ex, an):
+        cmd.set_defaults(func=_cmd_llm)
+
+
+def _decompose_arrays(args, command: str):
+    """Personas, GT and μ* of ``--db`` (test rows) with ``--fit-db``'s train and calibration
+    rows in their place when given, every seed checked to have the three splits."""
+    import numpy as np
+    import pandas as pd
+
+    from .evaluation.cached import load_arrays
+    from .store import connect, load_atoms, load_testbed, query_df, store_info
+
+    store_info(args.db)  # a one-line StoreError unless it is an Arbiter store
+    con = connect(args.db, read_only=True)
+    try:
+        tb = load_testbed(con)
+        personas, gt, mu = load_arrays(con)
+        hat = load_atoms(con, kind="extracted") if args.input == "extracted" else None
+        answers = (query_df(con, "SELECT * FROM llm_answers")
+                   if getattr(args, "model", None) else None)
+    finally:
+        con.close()
+    if getattr(args, "fit_db", None):
+        store_info(args.fit_db)
+        con = connect(args.fit_db, read_only=True)
+        try:
+            fit_personas, fit_gt, fit_mu = load_arrays(con)
+        finally:
+            con.close()
+        keep = (fit_personas["split"].isin(["train", "calibration"])
+                & fit_personas["seed"].isin(personas["seed"].unique())).to_numpy()
+        test = (personas["split"] == "test").to_numpy()
+        personas = pd.concat([fit_personas[keep], personas[test]], ignore_index=True)
+        gt, mu = np.concatenate([fit_gt[keep], gt[test]]), np.concatenate([fit_mu[keep], mu[test]])
+        if hat is not None:
+            hat = np.concatenate([np.full_like(fit_mu[keep], -1), hat[test]])
+        tb = tb.subset(test)
+    for seed in personas["seed"].unique():
+        counts = personas[personas["seed"] == seed]["split"].value_counts()
+        missing = [s for s in ("train", "calibration", "test") if counts.get(s, 0) == 0]
+        if missing:
+            raise UsageError(f"{command}: seed {seed} has no {', '.join(missing)} personas; "
+                             "resolvers need train, calibration and test splits (--fit-db "
+                             "can lend train and calibration personas)")
+    return tb, personas, gt, mu, hat, answers
+
+
+def _cmd_decompose(args) -> int:
+    import numpy as np
+
+    from .evaluation.decomposition import decompose, mixed_runs, model_correct
+    from .prose.faithfulness import faithfulness
+    from .prose.mixed import prose_atoms
+    from .prose.noise import apply_noise, parse_profile
+
+    b = args.model or args.b
+    if args.model and (args.input != "extracted" or args.noise):
+        raise UsageError("decompose: --model needs --input extracted without --noise (the "
+                         "model answered on the release's own extracted atoms)")
+    if b == args.a:
+        raise UsageError(f"decompose: --a and --b are both {args.a!r}; pick two resolvers")
+    tb, personas, gt, mu, hat, answers = _decompose_arrays(args, "decompose")
+    test = (personas["split"] == "test").to_numpy()
+    rng = np.random.default_rng(args.noise_seed)
+    if args.input == "prose":
+        hat = np.full_like(mu, -1)
+        hat[test] = prose_atoms(tb, noise=args.noise, rng=rng)[
+            (tb.personas["split"] == "test").to_numpy()]
+    else:
+        lacking = int((~(hat[test] >= 0).any(axis=(1, 2))).sum())
+        if lacking:
+            raise UsageError(f"decompose: {lacking} test personas have no extracted atoms "
+                             "(import a release that has them, or use --input prose)")
+        if args.noise:
+            measured = faithfulness(hat[test], mu[test], cells="non_null")
+            hat[test] = apply_noise(hat[test], parse_profile(args.noise, measured=measured),
+                                    rng)
+    if args.model:
+        have = set(answers["model"][answers["variant"].isin(["oracle", "extracted"])])
+        if args.model not in have:
+            raise UsageError(f"decompose: the store has no atom-grid answers (variants oracle "
+                             f"and extracted) of model {args.model!r}; it has: "
+                             f"{', '.join(sorted(have)) or 'none'}")
+    star, hat_runs = mixed_runs(mu, gt, personas, hat, methods=[args.a] + ([] if args.model
+                                                                           else [b]))
+    try:
+        cells = None if not args.model else tuple(
+            model_correct(answers, r, model=args.model, variant=v)
+            for r, v in ((star, "oracle"), (hat_runs, "extracted")))
+    except ValueError as exc:
+        raise UsageError(f"decompose: {exc}") from None
+    d = decompose(star, hat_runs, a=args.a, b=b, rng=np.random.default_rng(args.seed),
+                  n_boot=args.bootstrap, b_cells=cells)
+    noise = f", noise {args.noise} (seed {args.noise_seed})" if args.noise else ""
+    print(f"A = {d.label('a')}, B = {d.label('b')}; input {args.input}{noise}; "
+          f"{d.n_clusters} test personas, {d.n_instances} instances; fit and calibrated on mu*")
+    _fmt_table(d.table(), ["method", "input", "accuracy", "ci_low", "ci_high", "paper"])
+    print()
+    for term in ("total", "resolution", "extraction", "interaction"):
+        low, high = d.ci[term]
+        print(f"{term:12s} {d.terms[term]:+6.2f} pp  [{low:+6.2f}, {high:+6.2f}]")
+    if d.terms["total"]:
+        print(f"shares: resolution {100 * d.resolution_share:.1f}%, extraction "
+              f"{100 * d.extraction_share:.1f}% (the paper, DSNBF vs GPT-5.4: 81% / 19%)")
+    else:
+        print("shares: none (the total gap is 0)")
+    print("\nSource Reachability slices (defined by mu*), %")
+    _fmt_table(d.slices, ["method", "input", "full", "gt_present", "gt_absent", "n_present",
+                          "n_absent", "paper_full", "paper_present", "paper_absent"])
+    _write_json(args.json, {"command": "decompose", "input": args.input, "noise": args.noise,
+                            "noise_seed": args.noise_seed, "seed": args.seed,
+                            **d.to_dict()})
+    return 0
+
+
+def _cmd_noise_table(args) -> int:
+    from .evaluation.decomposition import mixed_runs
+    from .evaluation.noise_table import METHODS, noise_table
+
+    args.input, args.model = "readout", None
+    _tb, personas, gt, mu, _hat, _ = _decompose_arrays(args, "noise-table")
+    star, _ = mixed_runs(mu, gt, personas, mu, methods=METHODS)
+    nt = noise_table(star, seed=args.noise_seed)
+    print(f"extraction-noise tolerance, {nt.n_seeds}-seed mean (%); ours, then the paper's")
+    for col, title in (("accuracy", "ours"), ("paper", "paper"), ("delta", "ours - paper")):
+        print(f"\n== {title}")
+        _fmt_table(nt.wide(col).reset_index(), ["eps", *METHODS])
+    for who, facts in (("ours", nt.ours), ("paper", nt.paper)):
+        gap = ", ".join(f"{e:g}: {v:.1f}" for e, v in facts["gap_to_majority_class"].items())
+        diff = ", ".join(f"{e:g}: {v:+.1f}" for e, v in facts["nbf_minus_dsnbf"].items())
+        print(f"\n{who}: max |fusion - Majority Class| by eps {gap}")
+        print(f"{who}: NBF - DSNBF by eps {diff}; NBF ahead from eps = "
+              f"{facts['reversal_from']}")
+    _write_json(args.json, {"command": "noise-table", **nt.to_dict()})
+    return 0
+
+
+def _add_decompose_parser(sub, *, json_help: str, boot, boot_help: str) -> None:
+    from .evaluation.run import FORCED_METHODS
+    from .store import DEFAULT_DB
+
+    d = sub.add_parser("decompose", help="the resolver x input 2 x 2 (seed 000 §4.2)")
+    d.add_argument("--db", type=_store_to_read, default=str(DEFAULT_DB),
+                   help="existing store, opened read-only (default %(default)s)")
+    d.add_argument("--fit-db", type=_store_to_read,
+                   help="fit and calibrate on this store's train and calibration personas "
+                        "(same seeds) instead of --db's, e.g. for a release of test personas")
+    d.add_argument("--a", choices=FORCED_METHODS, default="dsnbf",
+                   help="resolver A, the one under study (default %(default)s)")
+    arm = d.add_mutually_exclusive_group()
+    arm.add_argument("--b", choices=FORCED_METHODS, default="majority_vote",
+                     help="resolver B, the comparator (default %(default)s)")
+    arm.add_argument("--model", help="B = an imported model's answers on the atom grid "
+                                     "(variants oracle and extracted, e.g. struct_llm)")
+    d.add_argument("--input", choices=("prose", "extracted"), default="prose",
+                   help="mu_hat: our extractor on our prose, or the store's imported "
+                        "extracted atoms (default %(default)s)")
+    d.add_argument("--noise", type=_noise_spec,
+                   help="flip mu_hat with a profile: uniform:EPS, paper or measured")
+    d.add_argument("--noise-seed", type=_int_range(0, MAX_SEED), default=0,
+                   help=f"random seed of the noise in [0, {MAX_SEED}] (default 0)")
+    d.add_argument("--bootstrap", type=boot, default=2000, help=boot_help)
+    d.add_argument("--seed", type=_int_range(0, MAX_SEED), default=42,
+                   help="random seed of the bootstrap (default 42)")
+    d.add_argument("--json", type=_json_out, help=json_help)
+    d.set_defaults(func=_cmd_decompose)
+
+    n = sub.add_parser("noise-table", help="extraction-noise tolerance beside the paper's "
+                                           "Table 22 (seed 000 §12.5)")
+    n.add_argument("--db", type=_store_to_read, default=str(DEFAULT_DB),
+                   help="existing store, opened read-only (default %(default)s)")
+    n.add_argument("--noise-seed", type=_int_range(0, MAX_SEED), default=12345,
+                   help="random seed of the flips (default %(default)s, the paper's)")
+    n.add_argument("--json", type=_json_out, help=json_help)
+    n.set_defaults(func=_cmd_noise_table)
 
 
 def _parser() -> _Parser:
@@ -553,7 +1256,10 @@ def _parser() -> _Parser:
     sc.set_defaults(func=_cmd_score)
 
     pi = sub.add_parser("pilot", help="simulate human pilots on a seed-003 scenario")
-    pi.add_argument("--scenario", choices=("default",), default="default")
+    from .calibration.scenarios import SCENARIOS
+
+    pi.add_argument("--scenario", choices=tuple(SCENARIOS), default="default",
+                    help="a registered scenario (core/calibration/scenarios.py)")
     pi.add_argument("--budget", type=_int_range(MIN_BUDGET, MAX_BUDGET), default=50,
                     help=f"attempted annotations per pilot, {MIN_BUDGET} to {MAX_BUDGET}")
     pi.add_argument("--reps", type=_int_range(1, MAX_REPS), default=5000,
@@ -562,6 +1268,48 @@ def _parser() -> _Parser:
                     help=f"random seed in [0, {MAX_SEED}]")
     pi.add_argument("--json", type=_json_out, help=json_help)
     pi.set_defaults(func=_cmd_pilot)
+
+    def prose_input(cmd, *, seeds_default):
+        """Where a prose command's testbed comes from: generated seeds or a release."""
+        where = cmd.add_mutually_exclusive_group()
+        where.add_argument("--seeds", type=_int_range(0, MAX_SEED), nargs="+",
+                           default=list(seeds_default),
+                           help=f"generate these distinct seeds in [0, {MAX_SEED}] "
+                                "(default %(default)s)")
+        where.add_argument("--release", type=_existing_dir,
+                           help="import the authors' release layout instead")
+        cmd.add_argument("--personas-per-difficulty", type=_int_range(MIN_PERSONAS,
+                                                                      MAX_PERSONAS),
+                         default=160, help=f"{MIN_PERSONAS} to {MAX_PERSONAS} for generated "
+                                           "seeds (default %(default)s)")
+
+    rn = sub.add_parser("render", help="render every persona's sources as NL memory (seed 000)")
+    prose_input(rn, seeds_default=DEFAULT_SEEDS[:1])
+    rn.add_argument("--out", type=_out_dir, help="write <persona_id>.md files here")
+    rn.add_argument("--json", type=_json_out, help=json_help)
+    rn.set_defaults(func=_cmd_render)
+
+    ex = sub.add_parser("extract", help="extract atoms from the NL memory, optionally noisy")
+    prose_input(ex, seeds_default=DEFAULT_SEEDS[:1])
+    ex.add_argument("--noise", type=_noise_spec,
+                    help="simulate an extractor: uniform:EPS (EPS in [0, 1]), paper (GPT-5.4 "
+                         "by source) or measured (this run's own table)")
+    ex.add_argument("--noise-seed", type=_int_range(0, MAX_SEED), default=0,
+                    help=f"random seed of the noise in [0, {MAX_SEED}] (default 0)")
+    ex.add_argument("--out", type=_out_dir, help="write <persona_id>.json atom files here")
+    ex.add_argument("--json", type=_json_out, help=json_help)
+    ex.set_defaults(func=_cmd_extract)
+
+    fa = sub.add_parser("faithfulness", help="P(mu_hat = mu*) by source and question")
+    prose_input(fa, seeds_default=DEFAULT_SEEDS)
+    fa.add_argument("--cells", choices=("all", "informative", "non_null"), default="all",
+                    help="denominator: every cell (seed 000 §8.8), the source-question map, "
+                         "or cells where mu* is not null (default %(default)s)")
+    fa.add_argument("--json", type=_json_out, help=json_help)
+    fa.set_defaults(func=_cmd_faithfulness)
+    _add_records_parser(sub, json_help=json_help, boot=boot, boot_help=boot_help)
+    _add_llm_parser(sub, json_help=json_help)
+    _add_decompose_parser(sub, json_help=json_help, boot=boot, boot_help=boot_help)
     return p
 
 

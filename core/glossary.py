@@ -5,11 +5,10 @@ two plain sentences, and its source (a seed document and section, or a reference
 Glossary page lists them; ``tests/test_glossary.py`` fails when a page prints an acronym or
 symbol that no term covers.
 
-How gaps are signed (:data:`SIGN_CONVENTION`): the pages still use two conventions, and
-the glossary says so rather than hide it. The label-source decomposition and the Ranking
-reversal page write ``R(A) − R(B)`` (negative: rule A is better); the pilot pages write the
-truth gap ``Δ_Y = R_Y(EG) − R_Y(native)`` (positive: native is better). Both describe the
-same fact with opposite signs; unifying them is part of issue 9.
+How gaps are signed (:data:`SIGN_CONVENTION`): one convention on every page, the one seed
+003's tables use. A gap is the risk of the comparator B minus the risk of the rule under
+study A, ``Δ = R(B) − R(A)``, so a positive gap means A is better
+(:mod:`core.calibration.reversal_view` converts the library's ``R(A) − R(B)``).
 """
 
 from __future__ import annotations
@@ -17,13 +16,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["GLOSSARY", "SIGN_CONVENTION", "Term", "find", "search"]
+__all__ = ["GLOSSARY", "SIGN_CONVENTION", "Term", "find", "search", "tip"]
 
 SIGN_CONVENTION = (
-    "Gaps of a risk R (lower is better) are signed two ways on these pages, for the same fact. "
-    "Ranking reversal and the label-source decomposition write R(A) − R(B): negative means "
-    "rule A is better. The pilot pages write the truth gap Δ_Y = R_Y(EG) − R_Y(native) (and "
-    "Δ_Z with the reference label): positive means native is better."
+    "Every gap on these pages is the Brier risk of the comparator B minus that of the rule "
+    "under study A: Δ = R(B) − R(A), lower risk being better. Above 0, rule A is better and "
+    "a proper score selects it; below 0, B. With A = native and B = EG this is "
+    "Δ = R(EG) − R(native), the sign seed 003's Tables 4 and 5 use; Δ_Y is the gap under "
+    "the truth Y, Δ_Z under the reference label Z."
 )
 
 
@@ -55,6 +55,7 @@ class Term:
 
 
 S0 = "Seed 000 (the synthetic multi-source personal-memory benchmark)"
+S2 = "Seed 002 (Personal Dimension Benchmark v1: methods)"
 S3 = "Seed 003 (labels from an incomplete reference can reverse proper-score rankings)"
 
 GLOSSARY: tuple[Term, ...] = (
@@ -78,6 +79,13 @@ GLOSSARY: tuple[Term, ...] = (
     Term("Selection protocol", "How the walkthrough picks an instance worth showing: a test "
          "persona and question where the sources conflict and the resolvers disagree in an "
          "instructive way.", f"{S0}, §8.7"),
+    Term("Informative source", "A source is informative for a question when its records "
+         "hold what the question reads; the others give no atom for it (— in the atom "
+         "grid).", "Seed 000's benchmark specification, §2.4"),
+    Term("Bias direction", "Which way a source leans on an ordered question: +1 means it "
+         "tends to report one bin above the truth, −1 one below, 0 no lean. A disagreement "
+         "in the source's own direction is explained by its bias.",
+         "Seed 000's benchmark specification, §2.3 (the bias prior)"),
     # ---------------------------------------------------------------- resolvers
     Term("Resolver", "A rule that combines the five atoms into one answer, or abstains "
          "(+SKIP).", f"{S0}, §9", ("SKIP",)),
@@ -106,9 +114,38 @@ GLOSSARY: tuple[Term, ...] = (
          "it answers) and selective accuracy (how often those answers are right). Its "
          "threshold θ is chosen on the calibration split by F0.5, which weighs precision "
          "more than recall.", f"{S0}, §10", ("θ", "F0")),
+    Term("Posterior margin", "How sure a probabilistic resolver is: the probability of its "
+         "top answer minus that of the runner-up, p(top1) − p(top2). The walkthrough's "
+         "example needs a DSNBF margin that is neither tiny nor large.",
+         f"{S0}, §8.7 filter (v)"),
     Term("Risk–coverage curve", "Error rate among the answered as the most confident answers "
          "are taken first; AURC is the area under it (lower is better).",
          "Geifman & El-Yaniv (2017)", ("AURC",)),
+    Term("Bootstrap interval", "A 95 % interval from redrawing whole personas with "
+         "replacement B times (a persona's 18 answers stay together), recomputing the "
+         "accuracy each time and keeping the middle 95 %.", f"{S0}, §9.3"),
+    Term("Reference numbers", "The paper's value of a number, and the regenerated one: the "
+         "released code re-run on freshly generated data, the fairer target for a "
+         "reimplementation. Δ paper is ours minus the paper's.", f"{S0}, §2.14",
+         ("regenerated",)),
+    Term("Source reliability", "Per source: coverage (how often it gives an atom), conflict "
+         "rate (how often its atom disagrees with another source's) and accuracy (how often "
+         "its atom equals the ground truth when it answers).", f"{S0}, §2.7",
+         ("conflict rate",)),
+    Term("Wilson interval", "A 95 % interval for a share, such as how often a source's atom "
+         "is right; it stays between 0 and 100 % even for few atoms.", "Wilson (1927)"),
+    Term("Confusion table", "For one source and one question: how often the source said each "
+         "answer (columns) when the truth was each answer (rows). NBF learns it from the "
+         "train split with Laplace smoothing (one extra count in every cell).",
+         f"{S0}, §9.1", ("confusion matrix",)),
+    Term("Distortion knobs", "The bias lab's sliders. The bias scale multiplies the "
+         "planner's optimism and the self-report's distortions (capped at 1); the dropout "
+         "scale multiplies the logs' lost and noisy days (capped at 0.5); the difficulty mix "
+         "keeps that share of each persona class in every split.", f"{S0}, §12.4",
+         ("bias scale", "dropout scale", "difficulty mix")),
+    Term("Kendall's tau", "How much two rankings agree: 1 when every pair of methods is in "
+         "the same order, −1 when every pair is reversed.", "Kendall (1938); seed 000 §12",
+         ("τ", "Kendall τ")),
     Term("Large language model", "A chat model asked the survey question over the sources' "
          "prose; the benchmark's LLM baselines.", f"{S0}, §9.6", ("LLM",)),
     # ---------------------------------------------------------------- seed 003: labels
@@ -130,11 +167,23 @@ GLOSSARY: tuple[Term, ...] = (
          "term.", f"{S3}, §2", ("T_omit", "T_fp", "Δ", "Δ_Y", "Δ_Z")),
     Term("Crossover prevalence", "The share of true answers π at which two rules score the "
          "same; on one side of it the reference and the truth rank them in opposite "
-         "order.", f"{S3}, §2", ("π",)),
+         "order.", f"{S3}, §2", ("π", "crossover")),
+    Term("Restoration fraction", "The share of the omitted truths (true answers the reference "
+         "left unmatched) that must be relabelled true before the reference ranks two rules as "
+         "the truth does, or at least ties them.", f"{S3}, §2, Table 4", ("q*",)),
+    Term("Scoring protocol", "What gets scored and against which label: unmatched-as-false "
+         "(the reference), matched-only (only what matched), closed-world (only the "
+         "reference's own propositions) or adjudicated truth.", f"{S3}, §2, Table 3",
+         ("protocol",)),
+    Term("Cross-system agreement", "On NQ-open, the share of the 12 systems that give the "
+         "same normalised answer: a confidence that needs no model internals. agree@m "
+         "shifts it on the logit scale to mean m, keeping its ranking.", f"{S3}, §5",
+         ("agreement", "agree@m", "const@m")),
     Term("Calibration error", "How far confidences are from observed frequencies: ECE "
          "(expected, over bins), MCE (maximum), RMS-CE (root mean square), CITL "
-         "(calibration in the large: mean confidence minus mean outcome), ICE (integrated, "
-         "of the smooth curve).", f"{S3}, §4", ("ECE", "MCE", "RMS-CE", "CITL", "ICE")),
+         "(calibration in the large: mean confidence minus mean outcome), ICE (instance-level: "
+         "the mean gap between each 0/1 label and its confidence; not a proper score).",
+         f"{S3}, §4, Table 1", ("ECE", "MCE", "RMS-CE", "CITL", "ICE")),
     Term("Reliability diagram", "Observed frequency of the outcome against the confidence "
          "given. Binned (fixed bins), CORP (isotonic regression by the pool-adjacent-"
          "violators algorithm, PAV: no bins to choose) and smooth (kernel with bandwidth "
@@ -165,12 +214,82 @@ GLOSSARY: tuple[Term, ...] = (
     Term("Monotone repair", "A confidence map p = σ(α + γ·logit c) with γ ≥ 0 fitted to the "
          "pilot, so that the selected rule's confidences match the truth.",
          f"{S3}, §3, A.11", ("α", "γ")),
+    Term("Pilot budget", "How many human annotations a pilot pays for. Attempted counts "
+         "every annotation, including the ones (about 8 %) that come back insufficient; "
+         "usable counts only the labels that can be used.", f"{S3}, §5.5, Table 5"),
+    Term("Interval coverage", "The share of repeated pilots whose 95 % interval contains the "
+         "true gap; an honest interval covers about 95 % of the time.", f"{S3}, §5.5"),
+    Term("False termination", "A pilot that stopped on the wrong side: its interval excluded "
+         "0 but pointed to the worse rule.", f"{S3}, §5.5, Table 5"),
+    Term("Stopping rule", "The pilot is looked at after 10, 20, 30 … labels. Each look "
+         "estimates the gap, selects a rule once the interval excludes 0 and repairs its "
+         "confidence, or else asks for more labels. The 5 % error is split evenly over the "
+         "looks (Bonferroni), so each look's interval is wider than 95 %.",
+         f"{S3}, §3, Algorithm 1"),
+    Term("Deployment gate", "The last check before a rule is used: its repaired confidence, "
+         "scored on the half of the pilot it was not fitted to, must beat a constant "
+         "confidence at the base rate.", f"{S3}, Algorithm 1 step 6"),
+    Term("Platt scaling", "A confidence map σ(a + b·logit c) fitted to labels. Fitted to "
+         "reference labels alone it learns the reference's share of true answers, not the "
+         "truth's.", "Platt (1999); seed 003 §5.5, Table 5 panel B"),
     Term("Error measures", "RMSE: root mean square error of an estimate over repeated "
          "pilots; CI: a confidence interval (95 % unless said).", "standard",
          ("RMSE", "CI")),
     Term("NQ-open", "A real case: 1,490 human-labelled answers of 12 open-domain QA systems "
          "to Natural Questions, where exact match against the gold list plays the "
          "reference label.", "Kamalloo et al. (2023); seed 003 §5", ("NQ",)),
+    # ---------------------------------------------------------------- seed 002: personal records
+    Term("Validity interval", "The dates between which a record was true, both ends "
+         "included. An open end means it is still true today.", f"{S2}, §2"),
+    Term("Source tier", "How much a kind of source is trusted: document scan 1, device sync "
+         "2, email 3, self-reported note 4. Lower is more trusted.", f"{S2}, §2"),
+    Term("As-of date", "The day a question asks about. The answer is the record whose "
+         "validity interval covers that day, which need not be today's.", f"{S2}, §2, §6"),
+    Term("CP-01", "The conflict policy: when two records that both hold on a day disagree, "
+         "the one from the lower (more trusted) source tier wins; within a tier, the one "
+         "captured later.", f"{S2}, §2, §4.2", ("CP-01", "CP")),
+    Term("Naive recency", "The rule a summary without sources can follow: the most recently "
+         "captured record wins, whatever its source.", f"{S2}, §2"),
+    Term("Arm", "One of six ways of writing down the same records for an assistant: notes, "
+         "notes with a profile summary, flat records, the full dimension, and the dimension "
+         "without sources or without dates.", f"{S2}, §4.4"),
+    Term("Ablation", "An arm that deliberately leaves one kind of field out (sources, dates "
+         "or both), to see which field carries which ability. Arms A, B and D are complete; "
+         "C, E and F are ablations.", f"{S2}, §4.4"),
+    Term("Overclaim", "Answering a question about a past date with the value that holds "
+         "today.", f"{S2}, §2, M7"),
+    Term("Stale record", "A record whose validity ended before today. Using it for today is "
+         "an error unless it is flagged as expired.", f"{S2}, §2, §4.3"),
+    Term("Item family", "The seven kinds of question: current state, history, conflicts, "
+         "stale records, which of three Alexes, joins of two records, and gaps that nothing "
+         "answers.", f"{S2}, §6",
+         ("CURR", "HIST", "CONF", "STALE", "ENT", "HOP", "GAP")),
+    Term("Measures (records)", "M1 right answer, M2 cites its records, M3 names the policy, "
+         "M4 declines a gap, M5 declines an answerable item, M6 right expiry flag, M7 "
+         "overclaims, M8 a value found nowhere; M9–M11 disclosure precision, recall and "
+         "critical errors; M12–M13 write-back; M14 characters of context.", f"{S2}, §7",
+         tuple(f"M{k}" for k in range(1, 15))),
+    Term("Hypotheses (records)", "The fifteen predictions stated before the analysis: H1–H3 "
+         "structure against notes and a summary, H4–H5 the ablations, H6–H15 one ability "
+         "each (citing, naming the policy, overclaiming, expiry, names, joins, fabrication, "
+         "disclosure, write-back).", f"{S2}, §3", tuple(f"H{k}" for k in range(1, 16))),
+    Term("Critical disclosure error", "Releasing salary, bank details, a passport number, "
+         "health data or another person's contact details to someone not entitled to them.",
+         f"{S2}, §2, §8, M11"),
+    Term("Write-back", "Recording a new piece of information without destroying the old: "
+         "the old record gets an end date and stays, the new one starts open. U1–U6 are "
+         "the six updates: a move, a renewed passport, a cancelled subscription, a new "
+         "number, a laboratory correction and a renewed insurance.", f"{S2}, §8, H15",
+         tuple(f"U{k}" for k in range(1, 7))),
+    Term("Reference reader", "A rule-following program that answers every item from one arm "
+         "exactly as that arm allows. It never misreads, so it shows what a representation "
+         "permits, not how hard it is to read.", f"{S2}, §4.4; core.records.readers"),
+    Term("Response file", "JSON Lines: one JSON object per line and per answer, with the "
+         "item, the arm, the replicate, the answer, the records cited, the policy named, "
+         "whether it declined and its expiry flag.", f"{S2}, §9", ("JSONL",)),
+    Term("Sign test", "Counts the items on which one arm beats the other and those on which "
+         "it loses (ties dropped), and asks how surprising that split is if neither arm is "
+         "better. Exact and two-sided.", f"{S2}, §10"),
 )
 
 
@@ -195,3 +314,16 @@ def search(text: str) -> tuple[Term, ...]:
     return tuple(t for t in GLOSSARY
                  if needle in t.name.lower() or needle in t.plain.lower()
                  or any(needle in a.lower() for a in t.aliases))
+
+
+def tip(alias_or_name: str, *extra: str) -> str:
+    """A widget's ``help`` text: the term's plain sentences (then ``extra``), and a pointer.
+
+    Raises ``KeyError`` naming the term when the glossary has no such entry, so a page
+    cannot show a tooltip for a term nobody defined.
+    """
+    term = find(alias_or_name)
+    if term is None:
+        raise KeyError(f"no glossary entry for {alias_or_name!r}")
+    body = " ".join((term.plain, *extra))
+    return f"{body} (Glossary: {term.name}.)"

@@ -12,6 +12,7 @@ import ast
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from core.glossary import GLOSSARY, SIGN_CONVENTION, Term, find, search
@@ -44,6 +45,32 @@ def _covered(token: str) -> bool:
 def test_every_term_a_page_prints_has_an_entry(path):
     missing = sorted(t for t in _tokens(path) if not _covered(t))
     assert not missing, f"{path.name} prints {missing}, which no glossary term lists"
+
+
+def _tip_names(path: Path) -> set[str]:
+    """The literal first arguments of ``tip(...)`` calls in a script."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tip" and node.args
+                and isinstance(node.args[0], ast.Constant)):
+            out.add(node.args[0].value)
+    return out
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_every_tooltip_names_a_glossary_term(path):
+    unknown = sorted(n for n in _tip_names(path) if find(n) is None)
+    assert not unknown, f"{path.name} asks tip() for {unknown}, which no term lists"
+
+
+def test_tip_gives_the_plain_words_and_refuses_unknown_terms():
+    from core.glossary import tip
+
+    text = tip("π", "Move it across the crossover.")
+    assert text.startswith(find("π").plain) and "Move it across the crossover." in text
+    assert text.endswith(f"(Glossary: {find('π').name}.)")
+    with pytest.raises(KeyError, match="no glossary entry for 'no such term'"):
+        tip("no such term")
 
 
 def test_the_coverage_check_can_fail():
@@ -87,14 +114,20 @@ def test_search_takes_any_text_literally(query):
         assert found == GLOSSARY
 
 
-def test_the_sign_conventions_match_the_code():
-    """Both forms the text names are the ones core computes (checked on a closed form)."""
-    from core.calibration.label_source import crossover_prevalence
+def test_the_sign_convention_matches_the_code():
+    """The one convention the text states is the one core computes (closed form: two constant
+    rules a, b give Δ = R(b) − R(a) = (b − a)(a + b − 2π), zero at (a + b)/2)."""
+    from core.calibration.label_source import brier_gap_constant, crossover_prevalence
+    from core.calibration.reversal_view import reversal_view
 
-    assert "R(A) − R(B): negative means rule A is better" in SIGN_CONVENTION
-    assert "Δ_Y = R_Y(EG) − R_Y(native)" in SIGN_CONVENTION and "Δ_Z" in SIGN_CONVENTION
-    # R(A) − R(B) = (a − b)(a + b − 2π) for constant rules a, b: crossover at (a + b) / 2
+    assert "Δ = R(B) − R(A)" in SIGN_CONVENTION and "Above 0, rule A is better" in SIGN_CONVENTION
+    assert "Δ = R(EG) − R(native)" in SIGN_CONVENTION
     assert crossover_prevalence(0.2, 0.6) == pytest.approx(0.4)
+    n = 10
+    y = np.r_[np.ones(7), np.zeros(3)]
+    v = reversal_view(np.full(n, 0.6), np.full(n, 0.2), y, y, names=("A", "B"), unit="x")
+    assert v.gap_y == pytest.approx(brier_gap_constant(0.2, 0.6, 0.7))
+    assert v.gap_y > 0 and v.pick(v.gap_y) == "A"  # π = .7 > .4: the higher mean A wins
 
 
 def test_the_glossary_page_lists_and_filters_without_rendering_the_query():

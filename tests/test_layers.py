@@ -16,18 +16,24 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: For each layer, the layers of ``core`` it must not import.
 FORBIDDEN = {
-    "core.testbed": ("core.resolvers", "core.evaluation", "core.calibration", "core.figures"),
-    "core.resolvers": ("core.evaluation", "core.calibration", "core.figures"),
-    "core.evaluation": ("core.figures",),
-    "core.calibration": ("core.figures",),
-    "core.figures": (),
+    "core.testbed": ("core.resolvers", "core.evaluation", "core.calibration", "core.figures",
+                     "core.prose", "core.llm"),
+    "core.resolvers": ("core.evaluation", "core.calibration", "core.figures", "core.prose",
+                       "core.llm"),
+    "core.evaluation": ("core.figures", "core.prose", "core.llm"),
+    "core.calibration": ("core.figures", "core.llm"),
+    # NL memory (seed 000 §8.6): beside calibration, on the testbed and evaluation (noise)
+    "core.prose": ("core.figures", "core.calibration", "core.llm"),
+    # the optional live LLM path (seed 000 §8.6, §9.6): on the testbed and the prose only
+    "core.llm": ("core.resolvers", "core.evaluation", "core.calibration", "core.figures",
+                 "core.records", "core.store", "core.audit", "core.build", "core.cli"),
+    # seed 002's personal records: self-contained, on nothing else of core but core.stats
+    "core.records": ("core.testbed", "core.resolvers", "core.evaluation", "core.calibration",
+                     "core.prose", "core.figures", "core.store", "core.audit", "core.llm"),
+    "core.figures": ("core.llm",),
 }
 #: Known exceptions, each with the reason and the issue that removes it.
-ALLOWED = {
-    # build_store fits every resolver and caches their predictions (issue 9 moves it out)
-    ("core.store", "core.evaluation"),
-    ("core.store", "core.calibration"),
-}
+ALLOWED: set[tuple[str, str]] = set()  # exceptions to the layering (none any more)
 
 
 def _imports(path: Path, name: str) -> set[str]:
@@ -67,12 +73,15 @@ def test_core_never_imports_streamlit_or_the_pages(name, path):
 #: Modules beside the layers, and the layers of ``core`` each may import.
 BESIDE = {
     "core": (), "core.stats": (), "core.urlparams": (), "core.frozen": (), "core.glossary": (),
-    "core.worker_init": (),
+    "core.worker_init": (), "core.pages_registry": (),
     "core.store": ("core.testbed",), "core.audit": ("core.testbed", "core.store"),
+    "core.build": ("core.testbed", "core.evaluation", "core.calibration", "core.records",
+                   "core.store"),
     "core.cli": None, "core.__main__": None,  # the command line may use everything
 }
 LAYERS = ("core.testbed", "core.resolvers", "core.evaluation", "core.calibration",
-          "core.figures", "core.store", "core.audit")
+          "core.prose", "core.llm", "core.records", "core.figures", "core.store",
+          "core.audit")
 
 
 def _in(module: str, layer: str) -> bool:

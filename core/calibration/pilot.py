@@ -2,7 +2,7 @@
 
 Sources: seed 003 §3 Eq. 3, §5.5 (Table 5: 50 usable labels, 5,000 repetitions; 50 *attempted*
 annotations with insufficient judgements consuming budget), Algorithm 1 (select → repair →
-escalate → gate); ``/work/shared/reference/label-source-notes.md``; calibration-notes §5.5–5.7.
+escalate → gate); the label-source notes; calibration-notes §5.5–5.7.
 
 Conventions
 -----------

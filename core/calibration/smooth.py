@@ -1,8 +1,8 @@
 """Smooth ECE (smECE) and the smoothed reliability curve, numerically identical to relplot 1.0.3.
 
 Sources: Błasiok & Nakkiran (ICLR 2024), relplot 1.0.3 (apple/ml-calibration, the version with
-the 2025-11 endpoint fix); ``/work/shared/reference/calibration-notes.md`` §2.3 (how smECE is
-discretised) and §5.2 (definition); seed 003 (``/work/shared/seeds/003_955ef95213a03853.txt``)
+the 2025-11 endpoint fix); the calibration notes §2.3 (how smECE is
+discretised) and §5.2 (definition); seed 003
 §4 (calibration error of confidence rules).
 
 Discretisation (copied from relplot 1.0.3 for parity; calibration-notes §2.3)
@@ -25,6 +25,14 @@ Discretisation (copied from relplot 1.0.3 for parity; calibration-notes §2.3)
 
 ``round`` is Python's (banker's) rounding, as in relplot. Weights are not supported (relplot
 has none).
+
+The density strip under a diagram
+---------------------------------
+relplot draws the forecast density at the curve's σ*, and σ* depends on the labels: the same
+forecasts would get a different density under Y and under Z. :func:`forecast_bandwidth`
+gives a bandwidth from the forecasts alone (Silverman's rule of thumb), which
+:func:`smooth_reliability` uses for the density when asked (``density_bandwidth``); the
+curve itself keeps σ*.
 """
 
 from __future__ import annotations
@@ -36,13 +44,14 @@ from scipy.signal import fftconvolve
 
 from core.calibration._checks import check_forecasts
 
-__all__ = ["SmoothBand", "SmoothReliability", "smooth_consistency_band", "smooth_ece",
-           "smooth_reliability"]
+__all__ = ["SmoothBand", "SmoothReliability", "forecast_bandwidth", "smooth_consistency_band",
+           "smooth_ece", "smooth_reliability"]
 
 _DENSITY_EPS = 1e-4  # relplot BaseKernelMixin.smooth(eps=0.0001)
 _SIGMA_FLOOR = 1e-3  # relplot smECE(eps=0.001)
 _BISECTION_STEPS = 10  # relplot search_param(refine=10)
 _MESH_MIN = 200  # relplot config.smECE_mesh_pts / plot_mesh_pts
+_BANDWIDTH_RANGE = (0.01, 0.25)  # forecast_bandwidth's clip (a spike, at most a quarter)
 
 
 def _round_to_grid(f: np.ndarray, v: np.ndarray, m: int) -> np.ndarray:
@@ -146,6 +155,33 @@ def smooth_ece(p, y, *, sigma: float | None = None) -> tuple[float, float]:
     return _smece_sigma(f, yy, sig), sig
 
 
+def forecast_bandwidth(p) -> float:
+    """A kernel bandwidth for the forecasts' density that depends on the forecasts alone.
+
+    Silverman's rule of thumb ``0.9 · min(sd, IQR / 1.34) · n^(−1/5)`` (the IQR term only
+    when it is positive: forecasts on a few values have IQR 0), clipped to [0.01, 0.25] so
+    that constant forecasts give a narrow spike rather than a zero width.
+
+    Invariant: a function of ``p`` only — no labels, so the density strip of a reliability
+    diagram is the same under every label source.
+
+    Examples
+    --------
+    >>> forecast_bandwidth([0.5] * 20)
+    0.01
+    >>> 0.01 < forecast_bandwidth([0.1, 0.4, 0.5, 0.6, 0.9]) < 0.25
+    True
+    """
+    f = np.asarray(p, float).ravel()
+    if f.size == 0 or not np.all(np.isfinite(f)):
+        raise ValueError(f"forecast_bandwidth needs finite forecasts, got {f.size} values")
+    sd = float(np.std(f, ddof=1)) if f.size > 1 else 0.0
+    q75, q25 = np.percentile(f, [75, 25])
+    spread = min(sd, (q75 - q25) / 1.34) if q75 > q25 else sd
+    h = 0.9 * spread * f.size ** (-0.2)
+    return float(np.clip(h, *_BANDWIDTH_RANGE))
+
+
 @dataclass(frozen=True, eq=False)
 class SmoothReliability:
     """Kernel-smoothed reliability curve on a grid (relplot ``prepare_rel_diagram`` shape).
@@ -158,19 +194,22 @@ class SmoothReliability:
         Nadaraya–Watson smoothed E[y | p] at the grid (relplot's ``mu``).
     density : ndarray
         Kernel density of the forecasts at the grid (relplot's ``density``; integrates to
-        about 1 over [0, 1]).
+        about 1 over [0, 1]) at bandwidth ``density_bandwidth``.
     sigma : float
-        The bandwidth used.
+        The bandwidth of the curve.
+    density_bandwidth : float or None
+        The bandwidth of ``density`` (``None``: the same σ, as relplot).
     """
 
     grid: np.ndarray
     frequency: np.ndarray
     density: np.ndarray
     sigma: float
+    density_bandwidth: float | None = None
 
 
-def smooth_reliability(p, y, *, sigma: float | None = None,
-                       n_grid: int = 200) -> SmoothReliability:
+def smooth_reliability(p, y, *, sigma: float | None = None, n_grid: int = 200,
+                       density_bandwidth: float | None = None) -> SmoothReliability:
     """Smoothed reliability curve and forecast density for plotting (relplot 1.0.3 numerics).
 
     Parameters
@@ -183,6 +222,9 @@ def smooth_reliability(p, y, *, sigma: float | None = None,
         Bandwidth; σ* of :func:`smooth_ece` if omitted (relplot's default for the diagram).
     n_grid : int, default 200
         Mesh size (relplot ``config.plot_mesh_pts``).
+    density_bandwidth : float, optional
+        Bandwidth of the forecast density; σ if omitted (relplot). Pass
+        :func:`forecast_bandwidth` for a density that does not depend on the labels.
 
     Returns
     -------
@@ -206,8 +248,14 @@ def smooth_reliability(p, y, *, sigma: float | None = None,
         raise ValueError(f"sigma must be a positive finite number, got {sigma}")
     t = np.linspace(0, 1, int(n_grid))
     mu, _ = _smooth(f, yy, t, sigma)
-    density = _apply(f, np.full(f.size, 1.0 / f.size), t, sigma)
-    return SmoothReliability(grid=t, frequency=mu, density=density, sigma=sigma)
+    h = sigma
+    if density_bandwidth is not None:
+        h = float(density_bandwidth)
+        if not (np.isfinite(h) and h > 0):
+            raise ValueError(f"density_bandwidth must be a positive finite number, got {h}")
+    density = _apply(f, np.full(f.size, 1.0 / f.size), t, h)
+    return SmoothReliability(grid=t, frequency=mu, density=density, sigma=sigma,
+                             density_bandwidth=None if density_bandwidth is None else h)
 
 
 @dataclass(frozen=True, eq=False)

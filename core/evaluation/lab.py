@@ -19,6 +19,7 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
+from ..resolvers.registry import method_mechanisms
 from ..testbed.config import TestbedConfig
 from ..testbed.generate import generate
 from ..testbed.labels import ground_truth_codes
@@ -44,23 +45,9 @@ __all__ = [
 #: The nominal setting the bias lab compares against.
 NOMINAL = MappingProxyType({"bias_scale": 1.0, "dropout_scale": 1.0, "mix": (1.0, 1.0, 1.0)})
 
-#: Why each method reacts to a change of the sources, in one clause (seed 000 §9.1, §9.5).
-METHOD_MECHANISMS = MappingProxyType({
-    "random": "it ignores the sources",
-    "majority_class": "it ignores the sources and answers the training set's most common "
-                      "label",
-    "ssb": "it trusts one source per question, chosen on the train split",
-    "ssb_global": "it trusts one source for all 18 questions",
-    "majority_vote": "it counts every source's atom equally, so a biased majority outvotes "
-                     "an accurate minority",
-    "bcf": "it corrects a fixed one-step bias per source, whatever the bias scale",
-    "abf": "it blends a fixed bias shift and the raw atom with six fitted weights",
-    "nbf": "it re-learns each source's confusion matrix from the labelled train personas",
-    "dsnbf": "it re-learns each source's confusion matrix per difficulty class from the "
-             "labelled train personas",
-    "dawid_skene": "it learns confusion matrices without labels, from agreement between "
-                   "sources alone",
-})
+#: Why each method reacts to a change of the sources, in one clause (seed 000 §9.1, §9.5): a
+#: derived view of the resolver registry (:func:`core.resolvers.registry.method_mechanisms`).
+METHOD_MECHANISMS = MappingProxyType(method_mechanisms())
 
 _KNOB_SOURCES = MappingProxyType({
     "bias_scale": ("planner", "daily_self_report"),

@@ -1,6 +1,6 @@
 """Fit, calibrate and score every resolver on every seed of a testbed.
 
-Protocol (``reference/testbed-spec.md`` §2.1, §2.11–2.12): per seed, fit on the 216 train
+Protocol (the benchmark specification §2.1, §2.11–2.12): per seed, fit on the 216 train
 personas, calibrate on the 96 calibration personas, predict on the 120 test personas; the dev
 split is never used. Fits read μ* (the direct readout); ``test_atoms`` may replace the test
 split's atoms (extracted atoms μ̂ in "mixed mode", or noisy atoms) without refitting.
@@ -19,18 +19,14 @@ import numpy as np
 import pandas as pd
 
 from ..resolvers._common import Prediction, Split
-from ..resolvers.abf import ABF
-from ..resolvers.baselines import (
-    SSB,
-    MajorityClass,
-    MajorityVote,
-    RandomGuess,
-    SSBGlobal,
-    source_reachability,
+from ..resolvers.nbf import margin
+from ..resolvers.registry import (
+    RESOLVERS,
+    Resolver,
+    forced_methods,
+    method_labels,
+    selective_methods,
 )
-from ..resolvers.bcf import BCF
-from ..resolvers.dawid_skene import DawidSkene
-from ..resolvers.nbf import DSNBF, NBF, margin
 from ..testbed.labels import ground_truth_codes
 from ..testbed.questions import QIDS, QUESTIONS
 from ..testbed.readout import readout
@@ -47,19 +43,11 @@ __all__ = [
     "run_testbed",
 ]
 
-FORCED_METHODS = ("random", "majority_class", "ssb", "ssb_global", "majority_vote", "bcf", "abf",
-                  "nbf", "dsnbf", "dawid_skene", "source_reachability")
-SELECTIVE_METHODS = ("ssb_skip", "abf_skip", "nbf_skip", "dsnbf_skip",
-                     "source_reachability_skip")
-METHOD_LABELS = {
-    "random": "Random", "majority_class": "Majority Class", "ssb": "SSB",
-    "ssb_global": "SSB-Global", "majority_vote": "Majority Vote (≡ ArgRAG equal-weight)",
-    "bcf": "BCF(4p)", "abf": "ABF", "nbf": "NBF", "dsnbf": "DSNBF",
-    "dawid_skene": "Dawid–Skene (no labels)",
-    "source_reachability": "Source Reachability (GT-aided)",
-    "ssb_skip": "SSB+SKIP", "abf_skip": "ABF+SKIP", "nbf_skip": "NBF+SKIP",
-    "dsnbf_skip": "DSNBF+SKIP", "source_reachability_skip": "Source Reachability+SKIP",
-}
+#: Derived views of :data:`core.resolvers.registry.RESOLVERS` (the single source): the
+#: forced names in board order, the selective ``_skip`` names, and every display label.
+FORCED_METHODS = forced_methods()
+SELECTIVE_METHODS = selective_methods()
+METHOD_LABELS = method_labels()
 
 
 @dataclass(frozen=True)
@@ -131,60 +119,50 @@ def run_seed(
     preds: dict[str, Prediction] = {}
     models: dict = {}
 
-    def want(*names):
-        return any(n in wanted for n in names)
-
-    def shared_fit(name, cls):
-        """Forced and selective variants of one fit: (model, {method: prediction})."""
-        sel = want(name + "_skip")
-        m = cls(selective=sel).fit(tr, ca)
+    def fit(r: Resolver):
+        """Every wanted variant of one resolver: ({name: model}, {method: prediction})."""
+        sel = r.selective and r.skip_name in wanted
+        if r.oracle is not None:
+            out = {r.name: r.oracle(te_atoms, te_gt)} if r.name in wanted else {}
+            if sel:
+                out[r.skip_name] = replace(r.oracle(te_atoms, te_gt, skip_on_miss=True),
+                                           method=r.skip_name)
+            return {}, out
+        if r.selective and not r.shared_fit:  # the selective variant searches its own fit
+            fitted = {n: r.make(selective=n != r.name).fit(tr, ca)
+                      for n in (r.name, r.skip_name) if n in wanted}
+            return fitted, {n: m.predict(te_atoms) for n, m in fitted.items()}
+        m = (r.make(selective=True) if sel else r.make()).fit(tr, ca)
         p = m.predict(te_atoms)
-        return m, {name: _forced(p, name), **({name + "_skip": p} if sel else {})}
+        if not r.selective:
+            return {r.name: m}, {r.name: p}
+        return {r.name: m}, {r.name: _forced(p, r.name), **({r.skip_name: p} if sel else {})}
 
-    pool = ThreadPoolExecutor(max_workers=1) if parallel and want("dsnbf", "dsnbf_skip") else None
+    todo = [r for r in RESOLVERS
+            if r.name in wanted or (r.selective and r.skip_name in wanted)]
+    heavy = [r for r in todo if r.heavy] if parallel else []
+    pool = ThreadPoolExecutor(max_workers=1) if heavy else None
     try:
-        dsnbf = pool.submit(shared_fit, "dsnbf", DSNBF) if pool is not None else None
-        simple = {"random": RandomGuess, "majority_class": MajorityClass,
-                  "ssb_global": SSBGlobal, "majority_vote": MajorityVote, "bcf": BCF,
-                  "dawid_skene": DawidSkene}
-        for name, cls in simple.items():
-            if want(name):
-                models[name] = cls().fit(tr, ca)
-                preds[name] = models[name].predict(te_atoms)
-        for name, cls in (("ssb", SSB), ("abf", ABF), ("dsnbf", DSNBF)):
-            if want(name, name + "_skip"):
-                if name == "dsnbf" and dsnbf is not None:
-                    models[name] = None  # keeps the insertion order; filled in below
-                    continue
-                models[name], fitted = shared_fit(name, cls)
-                preds.update(fitted)
-        _rest_of_seed(want, tr, ca, te_atoms, te_gt, models, preds)
-        if dsnbf is not None:
-            models["dsnbf"], fitted = dsnbf.result()
-            preds.update(fitted)
+        pending = {r.name: pool.submit(fit, r) for r in heavy} if pool is not None else {}
+        for r in todo:
+            if r.name not in pending:
+                fitted, predicted = fit(r)
+                models.update(fitted)
+                preds.update(predicted)
+        for future in pending.values():
+            fitted, predicted = future.result()
+            models.update(fitted)
+            preds.update(predicted)
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
     order = [m for m in FORCED_METHODS + SELECTIVE_METHODS if m in preds and m in wanted]
+    # the fitted models in registry order, whichever thread fitted them
+    fitted_order = [n for r in todo for n in (r.name, r.skip_name) if n in models]
+    fitted_order += [n for n in models if n not in fitted_order]
     seed = int(personas["seed"].iloc[0])
     return SeedRun(seed, personas[test_mask].reset_index(drop=True), te_gt, te_atoms,
-                   {m: preds[m] for m in order}, models)
-
-
-def _rest_of_seed(want, tr: Split, ca: Split, te_atoms: np.ndarray, te_gt: np.ndarray,
-                  models: dict, preds: dict) -> None:
-    """NBF, NBF+SKIP and Source Reachability of :func:`run_seed` (fills the two dicts)."""
-    if want("nbf"):
-        models["nbf"] = NBF().fit(tr, ca)
-        preds["nbf"] = models["nbf"].predict(te_atoms)
-    if want("nbf_skip"):
-        models["nbf_skip"] = NBF(selective=True).fit(tr, ca)
-        preds["nbf_skip"] = models["nbf_skip"].predict(te_atoms)
-    if want("source_reachability"):
-        preds["source_reachability"] = source_reachability(te_atoms, te_gt)
-    if want("source_reachability_skip"):
-        p = source_reachability(te_atoms, te_gt, skip_on_miss=True)
-        preds["source_reachability_skip"] = replace(p, method="source_reachability_skip")
+                   {m: preds[m] for m in order}, {n: models[n] for n in fitted_order})
 
 
 def run_testbed(tb: Testbed, *, methods: Sequence[str] | None = None,

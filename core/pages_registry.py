@@ -1,0 +1,91 @@
+"""The page registry: one frozen record per page of the app, in menu order.
+
+The home page draws one card per record (``app.py``) and a page may take its browser title
+and icon from its record (:func:`page`). Adding a page: its file in ``pages/`` and one record
+here (``CONTRIBUTING.md``, "A page").
+
+Invariants (``tests/test_pages_registry.py``): every ``pages/<n>_<Title>.py`` file has exactly
+one record and every record's file exists; paths, titles and icons are unique; the records are
+in the files' menu order (their number prefix).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PAGES", "Page", "page"]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the app.
+
+    Attributes
+    ----------
+    path : str
+        Its script, relative to the app's root (``pages/2_Leaderboard.py``).
+    title : str
+        Its name in the menu and on its card.
+    icon : str
+        A Streamlit Material icon (``:material/leaderboard:``).
+    teaches : str
+        What a student learns there, in one or two plain sentences (the home card's text).
+    """
+
+    path: str
+    title: str
+    icon: str
+    teaches: str
+
+    def __post_init__(self) -> None:
+        if not (self.path.startswith("pages/") and self.path.endswith(".py")):
+            raise ValueError(f"a page's path is pages/<n>_<Title>.py, not {self.path!r}")
+        if not self.icon.startswith(":material/") or not self.title or not self.teaches:
+            raise ValueError(f"page {self.path!r} needs a title, a :material/ icon and a "
+                             "sentence of what it teaches")
+
+
+PAGES: tuple[Page, ...] = (
+    Page("pages/1_Walkthrough.py", "Walkthrough", ":material/route:",
+         "Follow one persona and one question from the latent days through five biased "
+         "sources to atoms and the ground truth, and see which distortion moved each "
+         "source's answer."),
+    Page("pages/2_Leaderboard.py", "Leaderboard", ":material/leaderboard:",
+         "Every resolver — majority vote, BCF, ABF, NBF, DSNBF, unsupervised Dawid–Skene — "
+         "with 95 % intervals beside the paper's numbers, by reasoning type and difficulty, "
+         "and the per-source reliability that explains them."),
+    Page("pages/3_Bias_lab.py", "Bias lab", ":material/science:",
+         "Drag the bias and dropout sliders or change the difficulty mix: one seed is "
+         "regenerated and every resolver refitted, and a panel says what broke."),
+    Page("pages/4_Selective_QA.py", "Selective QA", ":material/tune:",
+         "Move a resolver's abstention threshold and watch coverage, selective accuracy, "
+         "F0.5 and the risk–coverage curve, with the calibrated threshold marked."),
+    Page("pages/5_Reliability.py", "Reliability", ":material/show_chart:",
+         "Binned, CORP and smooth reliability diagrams with consistency bands and the "
+         "MCB − DSC + UNC decomposition — for seed-000 resolvers, a belief-store scenario, "
+         "the real NQ-open case or your own CSV — under truth (Y) or a finite reference (Z)."),
+    Page("pages/6_Ranking_reversal.py", "Ranking reversal", ":material/swap_vert:",
+         "Slide the prevalence across the crossover (a + b)/2 and watch a strictly proper "
+         "score change its mind; the exact T_omit / T_fp decomposition, the four scoring "
+         "protocols, the memory-testbed bridge and the NQ-open systems ranked by exact match "
+         "versus humans."),
+    Page("pages/7_Pilot_budget.py", "Pilot budget", ":material/savings:",
+         "How many human labels settle the question: simulated pilots (human-only versus "
+         "TriSource-Restore), one pilot walked through select → repair → escalate → gate, "
+         "and the same budgets on real held-back human labels."),
+    Page("pages/8_Glossary.py", "Glossary", ":material/menu_book:",
+         "Every term, short form and symbol the pages use, in plain words, with where it "
+         "comes from, and how the pages sign a gap between two rules."),
+    Page("pages/9_Personal_records.py", "Personal records", ":material/badge:",
+         "One person's records on a timeline: move the as-of date, switch between the "
+         "conflict policy and naive recency, read the same facts written six ways, browse "
+         "the questions, disclosure and write-back, and score your own response file."),
+)
+
+
+def page(path: str) -> Page:
+    """The record of the page whose script is ``path`` (``pages/2_Leaderboard.py``)."""
+    for p in PAGES:
+        if p.path == path:
+            return p
+    raise ValueError(f"no page {path!r}; known: {', '.join(p.path for p in PAGES)}")
