@@ -4,16 +4,18 @@ one-seed store of this module (it includes the shipped NQ-open tables)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.build import build_store
+from core.calibration.paper import TABLE5_A
 from core.calibration.pilot import simulate_pilots
 from core.calibration.reliability import binned_ece
 from core.calibration.scenario import DEFAULT_SCENARIO, generate_scenario
-from core.store import build_store
 from core.testbed.config import TestbedConfig
 from tests.app_support import plain
 
@@ -182,7 +184,7 @@ def test_reliability_refuses_a_hostile_upload_and_keeps_the_good_one(env):
 
 # ---------------------------------------------------------------- Ranking reversal
 def verdict(at) -> str:
-    return metrics(at)["Brier selects (criterion)"]
+    return metrics(at)["Selected at π"]
 
 
 def test_ranking_reversal_prevalence_slider_flips_the_selected_rule(env, scenario):
@@ -191,22 +193,22 @@ def test_ranking_reversal_prevalence_slider_flips_the_selected_rule(env, scenari
     w = scenario["weight"].to_numpy()
     a = np.average(scenario["native"], weights=w)
     b = np.average(scenario["eg"], weights=w)
-    assert metrics(at)["Crossover (a + b)/2"] == f"{(a + b) / 2:.3f}"
+    assert metrics(at)["Crossover"] == f"{(a + b) / 2:.3f}"
     assert verdict(at) == "native"
-    assert metrics(at)["Brier, these rules (measured)"] == "native"
+    assert metrics(at)["Measured at π"] == "native"
     at.slider(key="rr_prev").set_value(0.5).run()
     assert clean(at)
-    assert verdict(at) == "EG" and metrics(at)["Brier, these rules (measured)"] == "EG"
-    assert "Reversals among the 21 pairs" in metrics(at)
+    assert verdict(at) == "EG" and metrics(at)["Measured at π"] == "EG"
+    assert "Reversals of 21 pairs" in metrics(at)
     assert len(charts(at)) == 4  # gap, identity, bridge, systems
 
 
 def test_ranking_reversal_omission_slider_moves_the_reference(env):
     at = open_page(REVERSAL)
-    before = metrics(at)["Prevalence E[Z] → E[Y]"]
+    before = metrics(at)["E[Z] → E[Y]"]
     at.slider(key="rr_omit").set_value(0.2).run()
     assert clean(at)
-    after = metrics(at)["Prevalence E[Z] → E[Y]"]
+    after = metrics(at)["E[Z] → E[Y]"]
     assert after != before and after.endswith(before.split(" → ")[1])  # Y does not move
 
 
@@ -236,8 +238,8 @@ def test_ranking_reversal_nq_case_and_bad_url(env):
     assert not at.exception and not at.error
     assert len(at.warning) == 1 and "prevalence was not valid" in plain(at.warning[0].value)
     m = metrics(at)
-    assert m["Brier selects (criterion)"] in ("agreement", "const@0.50")
-    assert m["Reversals among the 21 pairs"].endswith("/ 21")
+    assert m["Selected at π"] in ("agreement", "const@0.50")
+    assert m["Reversals of 21 pairs"].endswith("/ 21")
     assert at.info  # the protocols need the scenario's matcher flags
 
 
@@ -269,11 +271,36 @@ def test_pilot_budget_numbers_and_budget_slider(env, scenario):
     at.session_state["pb_sampled_open"] = True
     at.run()
     assert not at.exception and len(at.dataframe) == n_tables + 2
-    panel_a = next(d.value for d in at.dataframe if "width_reduction" in d.value.columns)
-    assert panel_a["budget"].tolist() == [120, 120]
+    panel_a = next(d.value for d in at.dataframe if "width saved" in d.value.columns)
+    here = panel_a[panel_a["source"].str.startswith("measured")]
+    seed = panel_a[panel_a["source"].str.startswith("seed 003")]
+    assert here["budget"].tolist() == [120, 120]
+    assert seed["budget"].tolist() == [TABLE5_A["budget"]] * 2
+    assert seed["RMSE"].tolist() == list(TABLE5_A["rmse"])
+    at120 = simulate_pilots(scenario, budget=120, reps=500, seed=0).summary()
+    assert here["RMSE"].to_numpy() == pytest.approx(at120["rmse"].to_numpy())
+    assert "width_reduction" not in panel_a.columns  # the wide summary is the download
     sampled = next(d.value for d in at.dataframe if "look" in d.value.columns)
     assert set(sampled["stratum"]) <= {"unmatched, high confidence", "unmatched, lower confidence",
                                        "matched, high confidence", "matched, lower confidence"}
+
+
+def test_pilot_budget_speaks_plainly_with_every_section_open(env):
+    """No raw Python values in the prose, short metric labels and deltas, one gap wording."""
+    at = open_page(PILOT, {"pb_reps": "200"})
+    for key in ("pb_panel_a_open", "pb_sampled_open", "pb_judge_open", "pb_nq_open"):
+        at.session_state[key] = True
+    at.run()
+    assert not at.exception and not at.error
+    prose = [plain(e.value) for kind in ("caption", "markdown", "success", "info", "warning")
+             for e in at.get(kind)]
+    raw = re.compile(r"\b(?:True|False|None|nan|inf)\b|select [AB]\b|\(rule [AB]\)")
+    assert not [t for t in prose if raw.search(t)]
+    assert any("above 0: native is better" in t for t in prose)
+    assert len(at.metric) == 16
+    assert all(len(m.label) <= 22 and len(m.delta or "") <= 22 for m in at.metric)
+    steps = next(d.value for d in at.dataframe if "decision" in d.value.columns)
+    assert set(steps["decision"]) <= {"native", "EG", "—"}
 
 
 def test_pilot_budget_bad_url_value_warns(env):

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from core.store import build_store
+from core.build import build_store
 from core.testbed.config import TestbedConfig
 from pages._shared.ui import escape_markdown
 
@@ -42,6 +42,8 @@ PAGES = {
                                 "pb_fmr", "pb_disc", "pb_judge", "pb_walk", "pb_jbias", "pb_nq_a",
                                 "pb_nq_b"),
     "pages/8_Glossary.py": ("gl_query",),  # no URL parameters: every one is dropped
+    "pages/9_Personal_records.py": ("pr_asof", "pr_policy", "pr_arm", "pr_family", "pr_item",
+                                    "pr_cond", "pr_update", "pr_apply"),
 }
 #: Each hostile value carries this marker, so a leak is easy to find.
 MARK = "QZXJ"

@@ -14,6 +14,13 @@ frame as an argument, and every cache is bounded (``max_entries``). Small frames
   :func:`load_persona_predictions`.
 * Store-free: :func:`lab_pair` (the nominal and one bias-lab setting of one seed) and
   :func:`lab_grid` (the 3 × 3 bias × dropout grid of one seed).
+* The pages' view objects (one per panel, shared and read-only): :func:`leaderboard_split`
+  (:func:`require_split` stops the page when the store has none), :func:`leaderboard_board`,
+  :func:`leaderboard_sources`, :func:`leaderboard_confusion`, :func:`leaderboard_learned`
+  (:mod:`core.evaluation.leaderboard_view`), :func:`lab_view_of` and :func:`lab_grid_view`
+  (:mod:`core.evaluation.lab_view`), :func:`lab_seeds`; :func:`show_table` draws a view's
+  :class:`~core.evaluation.display.Table` and its download buttons, :func:`show_chart` a
+  cached figure and its downloads, :func:`reset_knobs` puts the lab's knobs back.
 """
 
 from __future__ import annotations
@@ -26,11 +33,30 @@ import streamlit as st
 
 from core.evaluation.cached import load_arrays, load_runs, persona_predictions
 from core.evaluation.diagnostics import source_reliability, source_summary
+from core.evaluation.display import Table
 from core.evaluation.lab import LabResult, run_lab
+from core.evaluation.lab_view import GridView, LabView, grid_view, lab_view
+from core.evaluation.leaderboard_view import (
+    BoardView,
+    ConfusionView,
+    SourcesView,
+    SplitFacts,
+    board_view,
+    confusion_view,
+    learned_table,
+    sources_view,
+    split_facts,
+)
 from core.evaluation.metrics import RiskCoverage, risk_coverage
 from core.evaluation.robustness import perturbation_grid
 from core.evaluation.run import SeedRun, run_seed
 from core.evaluation.selective import sweep
+from core.evaluation.selective_view import (
+    SelectiveView,
+    ThresholdChoice,
+    selective_view,
+    threshold_choice,
+)
 from core.evaluation.tables import (
     main_table,
     per_difficulty_table,
@@ -39,19 +65,35 @@ from core.evaluation.tables import (
     reachability_slices,
     selective_table,
 )
+from core.figures.selective import risk_coverage_figure, threshold_figure
+from core.figures.style import CURRENT_COLOR, METHOD_SHORT, PAPER_COLOR, method_color
 from core.resolvers.nbf import NBF
-from core.testbed.config import TestbedConfig
+from core.store import StoreError
+from core.testbed.config import DEFAULT_SEEDS, TestbedConfig
+from core.urlparams import NumberParam
 
-from .cache import shared_cache
-from .store import get_connection
+from .cache import cached_figure, cached_result, shared_cache
+from .store import get_connection, load_store_info, public_message, store_guard, store_stamp
+from .ui import download_table, number_table, plotly_config, table_height
 from .workers import Call, cached_calls, result_store
 
 __all__ = [
     "LAB_N_BOOT",
     "fit_nbf",
     "lab_grid",
+    "lab_grid_view",
     "lab_pair",
     "lab_personas",
+    "lab_seeds",
+    "lab_view_of",
+    "leaderboard_board",
+    "leaderboard_confusion",
+    "leaderboard_learned",
+    "leaderboard_sources",
+    "leaderboard_split",
+    "require_split",
+    "show_chart",
+    "reset_knobs",
     "load_cached_runs",
     "load_main_table",
     "load_persona_predictions",
@@ -59,6 +101,7 @@ __all__ = [
     "load_selective_runs",
     "load_sweep",
     "load_tables",
+    "show_table",
 ]
 
 
@@ -153,6 +196,38 @@ def load_risk_coverage(path: str, stamp: int, method: str) -> RiskCoverage:
     return risk_coverage(p["confidence"], p["correct"])
 
 
+@shared_cache(max_entries=8)
+def load_threshold_choice(path: str, stamp: int, method: str) -> ThresholdChoice:
+    """:func:`core.evaluation.selective_view.threshold_choice` of ``method`` (every seed)."""
+    return threshold_choice(load_selective_runs(path, stamp, method), method)
+
+
+def theta_param(choice: ThresholdChoice) -> NumberParam:
+    """The ``theta`` URL spec on the method's grid, defaulting to the median calibrated θ."""
+    return NumberParam("theta", "threshold", choice.lo, choice.hi, choice.step, choice.median)
+
+
+@shared_cache(max_entries=64)
+def selective_panel(path: str, stamp: int, method: str, theta: float):
+    """``(SelectiveView, risk–coverage figure, threshold figure)`` of ``method`` at θ."""
+    view: SelectiveView = selective_view(load_selective_runs(path, stamp, method), method,
+                                         theta=theta, sweep=load_sweep(path, stamp, method))
+    points = [{"coverage": view.points["calibrated"][0], "risk": view.points["calibrated"][1],
+               "name": "each seed's calibrated θ", "symbol": "diamond-open", "size": 17,
+               "color": PAPER_COLOR},
+              {"coverage": view.points["theta"][0], "risk": view.points["theta"][1],
+               "name": f"θ = {view.theta:.2f} for every seed", "color": CURRENT_COLOR,
+               "size": 10}]
+    rc = risk_coverage_figure(load_risk_coverage(path, stamp, method),
+                              color=method_color(method), name=METHOD_SHORT[method],
+                              points=points, title="Risk–coverage (pooled over seeds)")
+    th = threshold_figure(load_sweep(path, stamp, method), theta=view.theta,
+                          calibrated=view.choice.calibrated, label=view.choice.label,
+                          forced=view.forced,
+                          title="What the threshold buys (mean over seeds)")
+    return view, rc, th
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def load_persona_predictions(path: str, stamp: int, seed: int,
                              persona_id: str) -> pd.DataFrame:
@@ -203,3 +278,121 @@ def lab_grid(seed: int, personas_per_difficulty: int) -> dict:
                          personas_per_difficulty=int(personas_per_difficulty))
     return perturbation_grid(base)
 
+
+
+# ---------------------------------------------------------------- the pages' view objects
+@shared_cache(max_entries=4)
+def leaderboard_split(path: str, stamp: int) -> SplitFacts:
+    """The seeds and clusters of the store's test split (``StoreError`` if it has none)."""
+    return split_facts(load_cached_runs(path, stamp))
+
+
+def require_split(path: str, stamp: int) -> SplitFacts:
+    """:func:`leaderboard_split`, or one error line and the end of the script when the
+    store has no resolver results."""
+    with store_guard():
+        try:
+            return leaderboard_split(path, stamp)
+        except StoreError as exc:
+            st.error(f"No resolver results to show: {public_message(exc)}",
+                     icon=":material/database:")
+            st.stop()
+
+
+@shared_cache(max_entries=32)
+def leaderboard_board(path: str, stamp: int, b: int, methods: tuple[str, ...]) -> BoardView:
+    """The Leaderboard's board panel: ``b`` replicates, ``methods`` shown (board order)."""
+    return board_view(load_main_table(path, stamp, int(b)), load_tables(path, stamp),
+                      methods=tuple(methods), b=int(b))
+
+
+@shared_cache(max_entries=4)
+def leaderboard_sources(path: str, stamp: int) -> SourcesView:
+    """Per-source reliability over the pooled test atoms (download: per source and question)."""
+    tables = load_tables(path, stamp)
+    return sources_view(tables["sources"], tables["reliability"])
+
+
+@shared_cache(max_entries=4)
+def _pooled_test(path: str, stamp: int) -> tuple[np.ndarray, np.ndarray]:
+    runs = load_cached_runs(path, stamp)
+    return np.concatenate([r.atoms for r in runs]), np.concatenate([r.gt for r in runs])
+
+
+@shared_cache(max_entries=64)
+def leaderboard_confusion(path: str, stamp: int, qid: str, source: str) -> ConfusionView:
+    """One question and source: reliability row and empirical confusion counts (pooled)."""
+    atoms, gt = _pooled_test(path, stamp)
+    return confusion_view(atoms, gt, load_tables(path, stamp)["reliability"], qid=qid,
+                          source=source)
+
+
+@shared_cache(max_entries=64)
+def leaderboard_learned(path: str, stamp: int, seed: int, qid: str, source: str) -> Table:
+    """NBF's learned confusion table of ``qid`` and ``source``, fitted on ``seed``."""
+    return learned_table(fit_nbf(path, stamp, int(seed)), qid=qid, source=source,
+                         seed=int(seed))
+
+
+def lab_seeds(path: str) -> tuple[int, ...]:
+    """The seeds the Bias lab offers: the store's and the paper's four, sorted."""
+    with store_guard():
+        info = load_store_info(path, store_stamp(path))
+    return tuple(sorted({int(s) for s in info["seeds"]} | set(DEFAULT_SEEDS)))
+
+
+def reset_knobs(specs) -> None:
+    """Put every knob of ``specs`` back to its default and drop it from the URL (a button's
+    ``on_click``)."""
+    for spec in specs:
+        st.session_state[spec.key] = spec.default
+        if spec.key in st.query_params:
+            del st.query_params[spec.key]
+
+
+def lab_view_of(seed: int, bias_scale: float, dropout_scale: float,
+                mix: tuple[float, float, float], personas_per_difficulty: int) -> LabView:
+    """The Bias lab's view of one setting (its two runs from :func:`lab_pair`), cached."""
+    nominal, variant = lab_pair(seed, bias_scale, dropout_scale, mix, personas_per_difficulty)
+    key = (int(seed), float(bias_scale), float(dropout_scale), tuple(mix),
+           int(personas_per_difficulty))
+    return cached_result("lab_view", key, lambda: lab_view(
+        nominal, variant, seed=int(seed), bias_scale=float(bias_scale),
+        dropout_scale=float(dropout_scale), mix=tuple(mix),
+        personas_per_difficulty=int(personas_per_difficulty)))
+
+
+@shared_cache(max_entries=8)
+def lab_grid_view(seed: int, personas_per_difficulty: int) -> GridView:
+    """The grid of :func:`lab_grid` beside the paper's values."""
+    return grid_view(lab_grid(int(seed), int(personas_per_difficulty)), seed=int(seed))
+
+
+def _shown(table: Table) -> tuple[Table, tuple[pd.DataFrame, dict]]:
+    # the entry holds ``table`` itself, so its id cannot be reused while the entry lives
+    return cached_result("view_table", (id(table),), lambda: (table, number_table(
+        table.shown, labels=table.labels, formats=table.formats)))
+
+
+def show_table(table: Table, *, key: str, what: str, fit: bool = False) -> None:
+    """``st.dataframe`` of a view's table (formats cached with it) and its two downloads.
+
+    ``fit=True`` sizes the frame to show every row without scrolling.
+    """
+    held, (shown, config) = _shown(table)
+    if held is not table:  # cannot happen (see _shown); recompute rather than show another
+        shown, config = number_table(table.shown, labels=table.labels, formats=table.formats)
+    st.dataframe(shown, column_config=config, hide_index=not table.index, width="stretch",
+                 height=table_height(len(shown)) if fit else "auto")
+    download_table(table.full, stem=table.stem, key=key, what=what)
+
+
+def show_chart(name: str, key: tuple, build, *, file_name: str, download=None) -> None:
+    """A figure shared across sessions under ``(name, key)`` (:func:`.cache.cached_figure`),
+    drawn with widget key ``name``; ``download=(frame, stem, what)`` adds its two download
+    buttons, keyed ``<page>_dl_<rest>`` (``lb_types`` → ``lb_dl_types``)."""
+    st.plotly_chart(cached_figure(name, key, build), key=name, config=plotly_config(file_name))
+    if download is not None:
+        frame, stem, what = download
+        page, _, rest = name.partition("_")
+        download_table(frame, stem=stem, key=f"{page}_dl_{rest}", what=what)

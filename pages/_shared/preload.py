@@ -38,6 +38,8 @@ MODULES: tuple[str, ...] = (
     *_core_modules(),
     "pages._shared.cache", "pages._shared.params", "pages._shared.ui", "pages._shared.store",
     "pages._shared.workers", "pages._shared.evaluation", "pages._shared.seed003",
+    "pages._shared.pilot", "pages._shared.reversal", "pages._shared.reliability",
+    "pages._shared.walkthrough", "pages._shared.instance", "pages._shared.records",
 )
 
 for _name in MODULES:

@@ -62,6 +62,7 @@ from core.calibration.scenario import (
     transfer_config,
 )
 from core.calibration.scenario_runs import curve_for, pilots_for, walk_for
+from core.calibration.score_view import ScoreView, score_view
 from core.calibration.smooth import (
     SmoothBand,
     smooth_consistency_band,
@@ -87,7 +88,9 @@ __all__ = [
     "ReliabilityView",
     "SmoothBand",
     "distinct_rules",
+    "default_scenario_knobs",
     "download_row",
+    "example_upload",
     "load_bridge",
     "load_nq301",
     "load_nq_rules",
@@ -105,6 +108,7 @@ __all__ = [
     "scenario_config",
     "scenario_controls",
     "scenario_params",
+    "score_panels",
     "score_table",
     "show_figure",
     "smooth_consistency_band",
@@ -205,6 +209,22 @@ def load_scenario(omission_rate: float, false_match_rate: float, discrimination:
     return generate_scenario(scenario_config(
         omission_rate=omission_rate, false_match_rate=false_match_rate,
         discrimination=discrimination, judge_quality=judge_quality))
+
+
+def default_scenario_knobs(knobs: Mapping[str, float]) -> bool:
+    """Whether the four knobs are :data:`DEFAULT_SCENARIO`'s (seed 003's Table 2)."""
+    return all(abs(float(v) - float(getattr(DEFAULT_SCENARIO, k))) < 1e-9
+               for k, v in knobs.items())
+
+
+@st.cache_data(show_spinner=False, max_entries=2)
+def example_upload() -> pd.DataFrame:
+    """An example upload: the default scenario, native as ``p`` and EG as ``p_b``."""
+    ex = load_scenario(DEFAULT_SCENARIO.omission_rate, DEFAULT_SCENARIO.false_match_rate,
+                       DEFAULT_SCENARIO.discrimination, float(DEFAULT_SCENARIO.judge_quality))
+    return pd.DataFrame({"p": ex["native"].round(4), "y": ex["y"], "z": ex["z"],
+                         "p_b": ex["eg"].round(4), "cluster": ex["cluster"],
+                         "weight": ex["weight"].round(4)})
 
 
 # ---------------------------------------------------------------- the store's data
@@ -516,6 +536,19 @@ def score_table(data_key: tuple, rules: tuple[str, ...], label: str, n_bins: int
                                                    weights=weights_of(f), n_bins=n_bins,
                                                    strategy=strategy)})
     return pd.DataFrame(rows)
+
+
+def score_panels(data_key: tuple, rules: tuple[str, ...], label: str, n_bins: int,
+                 strategy: str, *, names: Mapping[str, str], default_scenario: bool,
+                 _frames: Mapping[str, pd.DataFrame]) -> ScoreView:
+    """:func:`core.calibration.score_view.score_view` of the cached :func:`score_table` under
+    ``label`` and, when the first rule's frame has it, the other label."""
+    other = "z" if label == "y" else "y"
+    scores = score_table(data_key, rules, label, n_bins, strategy, _frames=_frames)
+    alt = (score_table(data_key, rules, other, n_bins, strategy, _frames=_frames)
+           if other in _frames[rules[0]].columns else None)
+    return score_view(scores, alt, names=names, label=label, n_bins=n_bins, strategy=strategy,
+                      default_scenario=default_scenario)
 
 
 #: Reliability views kept across sessions.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -14,8 +14,9 @@ from pandas.io.formats.style import Styler
 from core.figures.style import LATENT_COLOR, SOURCE_COLORS
 from core.testbed.questions import SOURCE_LABELS
 
-__all__ = ["csv_bytes", "download_table", "escape_markdown", "number_table", "parquet_bytes",
-           "plotly_config", "source_chip", "table_height", "table_style"]
+__all__ = ["csv_bytes", "download_table", "escape_markdown", "glossary_link", "num_columns",
+           "number_table", "parquet_bytes", "plotly_config", "source_chip", "table_height",
+           "table_style"]
 
 
 #: Characters that Streamlit's markdown (CommonMark, GitHub tables, :icon: and :color[]
@@ -153,3 +154,35 @@ def show_number_table(frame: pd.DataFrame, *, formats: Mapping[str, str] | None 
 def table_height(n_rows: int) -> int:
     """Pixel height that shows ``n_rows`` rows of ``st.dataframe`` without scrolling."""
     return 38 + 35 * int(n_rows) + 2
+
+
+def num_columns(frame: pd.DataFrame, fmt: str = "%.3f", *,
+                signed: Sequence[str] = ("Δ", "gap", "t_omit", "t_fp", "gain")) -> dict:
+    """``column_config`` printing every float column of ``frame`` with ``fmt``.
+
+    Columns whose name starts with one of ``signed`` (gaps and their terms) print with a
+    sign (``%+.3f``) whatever ``fmt`` is, so a gap always shows which side it is on.
+    """
+    digits = re.sub(r"[^0-9.]", "", fmt.split("f")[0]) or ".3"
+    out = {}
+    for col in frame.columns:
+        if pd.api.types.is_float_dtype(frame[col]):
+            sign = "+" if str(col).startswith(tuple(signed)) else ""
+            out[col] = st.column_config.NumberColumn(format=f"%{sign}{digits}f")
+    return out
+
+
+def glossary_link() -> None:
+    """A small link to the Glossary page (every page shows it under its introduction).
+
+    Served from ``app.py`` the link is a page link; a page run on its own (``streamlit run
+    pages/…``, AppTest of one page) has no such page registered, so it falls back to a plain
+    relative link to the same URL.
+    """
+    from streamlit.errors import StreamlitAPIException
+
+    try:
+        st.page_link("pages/8_Glossary.py", label="Words used here: the glossary",
+                     icon=":material/menu_book:")
+    except StreamlitAPIException:
+        st.markdown(":material/menu_book: [Words used here: the glossary](Glossary)")

@@ -1,0 +1,189 @@
+"""AppTests of the Personal records page (seed 002) on a small one-seed store of this module.
+
+Widgets are looked up by key; numbers are checked against ``core.records.views``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.build import build_store
+from core.records.render import render
+from core.records.views import as_of_view, disclosure_view, load_base
+from core.records.world import RUN_DATE
+from core.testbed.config import TestbedConfig
+from tests.app_support import plain
+
+ROOT = Path(__file__).resolve().parent.parent
+HOME = str(ROOT / "app.py")
+PAGE = "pages/9_Personal_records.py"
+
+
+@pytest.fixture(scope="module")
+def records_store(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("records") / "store.duckdb"
+    build_store(path, TestbedConfig(seeds=(20260321,), personas_per_difficulty=8))
+    return path
+
+
+@pytest.fixture
+def env(monkeypatch, records_store) -> Path:
+    monkeypatch.setenv("ARBITER_DB", str(records_store))
+    return records_store
+
+
+@pytest.fixture(scope="module")
+def base():
+    return load_base(n_boot=200)
+
+
+def open_page(params: dict | None = None) -> AppTest:
+    """Open the page as the server does: the entrypoint first, then the page."""
+    at = AppTest.from_file(HOME, default_timeout=180)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.run()
+    return at.switch_page(PAGE).run()
+
+
+def metrics(at) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for m in at.metric:
+        out.setdefault(m.label, m.value)
+    return out
+
+
+def table_with(at, column: str):
+    """The first dataframe that has ``column``."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def answers(at) -> dict[str, str]:
+    t = table_with(at, "CP-01 answer")
+    col = next(c for c in t.columns if c.startswith("answer ("))
+    return dict(zip(t["attribute"], t[col], strict=True))
+
+
+def test_the_page_runs_clean_and_matches_core(env, base):
+    at = open_page()
+    assert not at.exception and not at.warning and not at.error
+    view = as_of_view(base, as_of=RUN_DATE)
+    m = metrics(at)
+    assert m["Home address that day"] == view.answer("home_address")
+    assert m["Disagreeing"] == str(len(view.conflicts)) == "5"
+    assert m["Recency changes"] == "3"
+    assert m["Characters (M14)"] == f"{len(render(base.world, 'D')):,}"
+    assert m["Critical errors (M11)"] == "0"  # the structured condition by default
+    assert at.select_slider(key="pr_asof").value == "2026-09-06"
+
+
+def test_moving_the_as_of_date_changes_an_answer(env, base):
+    at = open_page()
+    before = answers(at)
+    at.select_slider(key="pr_asof").set_value("2025-07-01").run()
+    assert not at.exception
+    after = answers(at)
+    want = as_of_view(base, as_of=dt.date(2025, 7, 1))
+    assert after["home address"] == want.answer("home_address") != before["home address"]
+    assert after["passport number"] == base.world.fact("F17").value
+    assert "passport number" not in before  # expired by the run date
+    assert at.query_params["pr_asof"] == "2025-07-01"
+    assert metrics(at)["Disagreeing"] == str(len(want.conflicts))
+
+
+def test_the_policy_switch_changes_exactly_the_three_conflicts(env, base):
+    at = open_page()
+    cp = answers(at)
+    at.segmented_control(key="pr_policy").set_value("naive recency").run()
+    assert not at.exception
+    rec = answers(at)
+    assert cp.keys() == rec.keys()
+    changed = {k for k in cp if cp[k] != rec[k]}
+    labels = {base.world.label(a) for a in as_of_view(base, as_of=RUN_DATE).changed}
+    assert changed == labels and len(changed) == 3
+    assert rec["home address"] == base.world.fact("F03").value
+    assert at.query_params["pr_policy"] == "recency"
+
+
+@pytest.mark.parametrize("key, value", [("pr_asof", "<b>1999-01-01</b>"), ("pr_arm", "Z"),
+                                        ("pr_item", "![x](http://e.invalid/a.png)"),
+                                        ("pr_apply", "maybe")])
+def test_a_hostile_url_value_gives_one_plain_warning_and_the_default(env, key, value):
+    at = open_page({key: value})
+    assert not at.exception
+    assert len(at.warning) == 1
+    text = plain(at.warning[0].value)
+    assert "default is shown" in text and value not in text and "e.invalid" not in text
+    assert key not in at.query_params
+
+
+def test_a_link_opens_the_view_it_names(env):
+    at = open_page({"pr_asof": "2025-12-01", "pr_arm": "C", "pr_item": "HIST-1",
+                    "pr_cond": "none", "pr_update": "U2", "pr_apply": "true"})
+    assert not at.exception and not at.warning
+    assert at.select_slider(key="pr_asof").value == "2025-12-01"
+    assert at.selectbox(key="pr_item").value == "HIST-1"
+    assert metrics(at)["Critical errors (M11)"] == str(disclosure_view("none").m11)
+    hist = table_with(at, "status")
+    assert "new record, open" in set(hist["status"])
+    assert any(s.startswith("kept, closed") or s == "unchanged" for s in hist["status"])
+
+
+def test_the_family_filter_limits_the_items(env, base):
+    at = open_page()
+    at.selectbox(key="pr_family").set_value("HIST").run()
+    assert not at.exception
+    box = at.selectbox(key="pr_item")
+    assert box.value == "HIST-1" and all(o.startswith("HIST-") for o in box.options)
+    assert at.query_params["pr_item"] == "HIST-1"
+    readers = table_with(at, "correct").set_index("arm")
+    assert readers.loc["D", "correct"] == "✓" and readers.loc["F", "correct"] == "✗"
+
+
+def test_an_arm_is_shown_as_plain_text_with_its_length(env, base):
+    at = open_page()
+    at.selectbox(key="pr_arm").set_value("C").run()
+    assert not at.exception
+    text = render(base.world, "C")
+    assert at.code[0].value == text
+    assert metrics(at)["Characters (M14)"] == f"{len(text):,}"
+    assert metrics(at)["Complete or ablation"] == "ablation"
+
+
+def _jsonl(rows) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in rows).encode()
+
+
+def test_a_malformed_upload_names_the_line_and_keeps_the_previous_file(env, base):
+    at = open_page()
+    good = [r for r in base.responses if r["arm"] == "D"]
+    at.file_uploader(key="pr_upload").set_value(("good.jsonl", _jsonl(good),
+                                                 "application/jsonl")).run()
+    assert not at.exception and not at.error
+    assert any("Scoring **good.jsonl**" in plain(m.value) for m in at.markdown)
+    measures = table_with(at, "M1").set_index("arm")
+    assert measures.loc["D", "M1"] == 1.0 and measures["M1"].drop("D").isna().all()
+    bad = _jsonl(good[:2]) + b'{"item_id": "CURR-1", "arm": "Q"}\n'
+    at.file_uploader(key="pr_upload").set_value(("bad.jsonl", bad, "application/jsonl")).run()
+    assert not at.exception
+    assert len(at.error) == 1
+    msg = plain(at.error[0].value)
+    assert "line 3" in msg and "good.jsonl" in msg
+    assert any("Scoring **good.jsonl**" in plain(m.value) for m in at.markdown)
+    assert table_with(at, "M1").set_index("arm").loc["D", "M1"] == 1.0
+    at.run()  # a later rerun: the same one line, the good file still in use
+    assert len(at.error) == 1 and "line 3" in plain(at.error[0].value)
+    assert table_with(at, "M1").set_index("arm").loc["D", "M1"] == 1.0
+
+
+def test_a_refused_first_upload_falls_back_to_the_reference_readers(env, base):
+    at = open_page()
+    at.file_uploader(key="pr_upload").set_value(("x.jsonl", b"\xff\n", "application/jsonl")).run()
+    assert not at.exception and len(at.error) == 1
+    assert "line 1 is not UTF-8" in plain(at.error[0].value)
+    assert any("Scoring **the reference readers**" in plain(m.value) for m in at.markdown)
