@@ -10,10 +10,7 @@ is refused; :func:`url_select_slider` is a ``st.select_slider`` whose value live
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
-import re
-from pathlib import PurePath
 
 import streamlit as st
 
@@ -39,7 +36,7 @@ from core.urlparams import ChoiceParam
 
 from .cache import shared_cache
 from .params import current, url_sync
-from .ui import escape_markdown
+from .uploads import keep_last_good
 
 __all__ = ["arms_of", "as_of_of", "base_of", "disclosure_of", "example_bytes", "item_of",
            "read_response_upload", "reference_score", "url_select_slider", "writeback_of"]
@@ -112,40 +109,15 @@ def read_response_upload(uploaded, *, key: str, today: str) -> tuple[ScoreView, 
     Returns ``(score, file name)`` of the file in use, or ``None`` when none was uploaded
     (or the last good one expired from the cache). A refused file shows **one** plain-text
     ``st.error`` line: why (too large, too many lines, or the first bad line's number) and
-    which file stays in use. Session state holds only small values: the last good file's name
-    and digest, and the digest and reason of the last refused one (not parsed again).
+    which file stays in use (:func:`.uploads.keep_last_good`).
     """
-    slot, refused = f"{key}__last_good", f"{key}__refused"
-    if uploaded is None:
-        for k in (slot, refused):
-            st.session_state.pop(k, None)
-        return None
-    data = uploaded.getvalue()
-    digest = hashlib.sha1(data).hexdigest()
-    name = (re.sub(r"[^A-Za-z0-9_.-]+", "_", PurePath(str(uploaded.name)).name)
-            .strip("._")[:80] or "upload.jsonl")
-    last = st.session_state.get(slot)
-    verdict = st.session_state.get(refused)
-    try:
-        if verdict is not None and verdict[0] == digest:  # refused before: not parsed again
-            raise ValueError(verdict[1])
-        view = _upload_score(today, digest, name, data)
-    except ValueError as exc:
-        st.session_state[refused] = (digest, str(exc).splitlines()[0])
-        kept = None
-        if last is not None:
-            try:  # a cache hit by digest; an evicted entry refuses the empty bytes
-                kept = _upload_score(today, last[1], last[0], b"")
-            except ValueError:
-                kept = None
-        keep = (f" Still scoring the previous file, {last[0]}." if kept is not None
-                else " Showing the reference readers instead.")
-        st.error(escape_markdown(f"This file was refused: {str(exc).splitlines()[0]}.{keep}"),
-                 icon=":material/error:")
-        return (kept, last[0]) if kept is not None else None
-    st.session_state[slot] = (name, digest)
-    st.session_state.pop(refused, None)
-    return view, name
+    got = keep_last_good(
+        uploaded, key=key, default="upload.jsonl",
+        load=lambda digest, name, data: _upload_score(today, digest, name, data),
+        kept_note=" Still scoring the previous file, {name}.",
+        expired_note=" Showing the reference readers instead.",
+        none_note=" Showing the reference readers instead.")
+    return None if got is None else (got[0], got[1])
 
 
 def url_select_slider(spec: ChoiceParam, label: str, *, where=st, format_func=None, **kwargs):

@@ -23,7 +23,6 @@ PNG is the camera button of its toolbar, named by :func:`pages._shared.ui.plotly
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -76,7 +75,8 @@ from core.urlparams import NumberParam
 from .cache import shared_cache
 from .params import url_slider
 from .store import get_connection, public_message, store_guard
-from .ui import csv_bytes, escape_markdown, parquet_bytes, plotly_config
+from .ui import csv_bytes, parquet_bytes, plotly_config
+from .uploads import keep_last_good
 from .workers import Call, cached_calls, result_store, worker_count
 
 __all__ = [
@@ -462,62 +462,16 @@ def _parsed_upload(digest: str, name: str, _data: bytes) -> pd.DataFrame:
 def read_upload(uploaded, *, key: str) -> tuple[pd.DataFrame, str, str] | None:
     """Validate an uploaded scoring CSV; keep the last good one when a new one is bad.
 
-    Parameters
-    ----------
-    uploaded : UploadedFile or None
-        The value of ``st.file_uploader``.
-    key : str
-        Prefix of this uploader's session-state slots: the last good file's name and digest,
-        and the digest and reason of a refused file (small values only; the parsed frames
-        live in a bounded shared cache keyed on the digest).
-
-    Returns
-    -------
-    (frame, name, digest) or None
-        The validated frame (columns ``p, y`` and optional ``z, p_b, cluster, weight``, see
-        :func:`core.calibration.report.read_score_csv`), its file name and a SHA-1 of its
-        bytes (a small cache key). ``None`` when nothing usable was uploaded yet.
-
-    Notes
-    -----
-    A file that does not validate shows **one** ``st.error`` line (why it was refused, as
-    plain text) and the previous good file, if any, stays in use and is named. The verdict
-    on a refused file is remembered by its digest, so later reruns do not parse it again.
-    Removing the file from the uploader forgets the last good one.
+    Returns ``(frame, name, digest)``: the validated frame (columns ``p, y`` and optional
+    ``z, p_b, cluster, weight``, see :func:`core.calibration.report.read_score_csv`), its
+    file name and a SHA-1 of its bytes (a small cache key); ``None`` while nothing usable was
+    uploaded. A refused file shows one plain-text error and the previous good file, if any,
+    stays in use and is named (:func:`.uploads.keep_last_good`).
     """
-    slot, refused = f"{key}__last_good", f"{key}__refused"
-    if uploaded is None:
-        for k in (slot, refused):
-            st.session_state.pop(k, None)
-        return None
-    data = uploaded.getvalue()
-    digest = hashlib.sha1(data).hexdigest()
-    last = st.session_state.get(slot)  # (name, digest) of the last good file
-    if last is not None and last[1] == digest:
-        return _parsed_upload(digest, last[0], data), last[0], digest
-    verdict = st.session_state.get(refused)
-    if verdict is None or verdict[0] != digest:
-        try:
-            frame = _parsed_upload(digest, str(uploaded.name), data)
-        except ValueError as exc:
-            verdict = (digest, str(exc).splitlines()[0])
-            st.session_state[refused] = verdict
-        else:
-            st.session_state[slot] = (str(uploaded.name), digest)
-            st.session_state.pop(refused, None)
-            return frame, str(uploaded.name), digest
-    kept = None
-    if last is not None:
-        try:  # the previous file's frame: a cache hit by digest (its bytes are not hashed);
-            kept = _parsed_upload(last[1], last[0], b"")  # evicted → parsing b"" refuses
-        except ValueError:
-            kept = None
-    keep = (f" Still showing the previous file, {last[0]}." if kept is not None else
-            " The previous file has expired from the cache; upload it again."
-            if last is not None else "")
-    st.error(escape_markdown(f"This file was refused: {verdict[1]}{keep}"),
-             icon=":material/error:")
-    return (kept, last[0], last[1]) if kept is not None else None
+    return keep_last_good(
+        uploaded, key=key, load=_parsed_upload, default="upload.csv",
+        kept_note=" Still showing the previous file, {name}.",
+        expired_note=" The previous file has expired from the cache; upload it again.")
 
 
 # ---------------------------------------------------------------- reliability analysis
