@@ -26,10 +26,10 @@ from core.calibration.nq301 import (
     nq301_answers,
     nq301_to_store,
     prevalence_shift,
-    real_pilot_budgets,
-    rule_pairs,
     system_accuracy,
 )
+from core.calibration.nq301_pilot import real_pilot_budgets
+from core.calibration.nq301_rules import rule_pairs
 
 # The release (MIT), trimmed to the 301 annotated questions: tests/fixtures/make_nq301.py.
 ROOT = Path(__file__).resolve().parent / "fixtures" / "nq301-openqa-eval"

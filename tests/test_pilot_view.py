@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.calibration.paper import TABLE5_A, TABLE5_B
-from core.calibration.pilot import Algorithm1Walk, judge_sensitivity
+from core.calibration.pilot import judge_sensitivity
 from core.calibration.pilot_view import (
     ESTIMATOR_LABELS,
     WALK_LOOKS,
@@ -32,6 +32,7 @@ from core.calibration.pilot_view import (
     walk_design,
     walk_view,
 )
+from core.calibration.pilot_walk import Algorithm1Walk
 from core.calibration.scenario import DEFAULT_SCENARIO
 from core.calibration.scenario_runs import curve_for, pilots_for, scenario_frames, walk_for
 

@@ -19,8 +19,8 @@ from core.calibration.pilot import (
     frame_arrays,
     resolve_beta,
     simulate_pilots,
-    walk_algorithm1,
 )
+from core.calibration.pilot_walk import walk_algorithm1
 from core.calibration.ppi import horvitz_thompson_ci
 from core.calibration.restore import (
     design_variance,

@@ -152,7 +152,7 @@ def test_worker_count_from_the_environment(monkeypatch, raw, expected):
 @pytest.mark.parametrize("kind", ["pilots", "curve", "walk"])
 def test_scenario_runs_equal_the_frame_functions(kind, frames):
     from core.calibration import scenario_runs
-    from core.calibration.pilot import walk_algorithm1
+    from core.calibration.pilot_walk import walk_algorithm1
 
     frame, source = frames
     if kind == "pilots":

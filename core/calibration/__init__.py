@@ -15,9 +15,12 @@ Public API (one concept per module):
   de-biased risk of Eq. (6), the four scoring protocols of Table 3;
 * :mod:`.scenario` — belief-store scenarios (default calibrated to Table 2);
 * :mod:`.restore` — paired differences, TriSource-Restore (Eq. 3), transfer β, monotone repair;
-* :mod:`.pilot` — simulated probability-sampled pilots and Algorithm 1, step by step;
+* :mod:`.pilot` — simulated probability-sampled pilots; :mod:`.pilot_walk` — Algorithm 1,
+  one pilot step by step, and repeated walks;
 * :mod:`.bridge` — the same analysis on seed-000 resolver outputs;
-* :mod:`.nq301` — the real NQ-open case (exact match vs human labels, three judges);
+* :mod:`.nq301` — the real NQ-open case (exact match vs human labels, three judges), with
+  :mod:`.nq301_rules` (pairs of rules, the crossover criterion) and :mod:`.nq301_pilot`
+  (human pilots on the real answers);
 * :mod:`.report` — everything at once for a CSV (``python -m core score``).
 
 Modules are imported explicitly (``from core.calibration.corp import corp_curve``): this

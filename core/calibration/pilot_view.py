@@ -3,7 +3,7 @@
 Seed 003 §3 (Eq. 3: TriSource-Restore; Algorithm 1: select, repair, escalate, gate; A.11:
 the monotone repair) and §5.5 (Table 5: panel A, the estimators over repeated pilots; panel
 B, the held-out truth-Brier of each confidence map), computed by
-:mod:`core.calibration.pilot` and :func:`core.calibration.nq301.real_pilot_budgets`; the
+:mod:`core.calibration.pilot` and :func:`core.calibration.nq301_pilot.real_pilot_budgets`; the
 seed's own numbers come from :mod:`core.calibration.paper` (``TABLE5_A``, ``TABLE5_B``).
 
 The gap convention
@@ -29,9 +29,10 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from .nq301 import real_pilot_budgets
+from .nq301_pilot import real_pilot_budgets
 from .paper import TABLE5_A, TABLE5_B
-from .pilot import Algorithm1Step, Algorithm1Walk, DeploymentGate, PilotSimulation, walk_algorithm1
+from .pilot import PilotSimulation
+from .pilot_walk import Algorithm1Step, Algorithm1Walk, DeploymentGate, walk_algorithm1
 
 __all__ = [
     "CURVE_BUDGETS",
@@ -396,7 +397,7 @@ class WalkView:
         (the 5 % error split evenly over the looks).
     walk : Algorithm1Walk
     steps : DataFrame
-        :meth:`~core.calibration.pilot.Algorithm1Walk.to_frame` (for the figure).
+        :meth:`~core.calibration.pilot_walk.Algorithm1Walk.to_frame` (for the figure).
     table : DataFrame
         What a reader compares: ``step, budget, n_usable, n_clusters, interval, human_only,
         decision, escalate, reason`` (intervals as text; a decision is the rule it selects,
@@ -434,7 +435,7 @@ class WalkView:
 
 def walk_view(walk: Algorithm1Walk, *, seed: int, requested_design: str,
               looks=WALK_LOOKS, names: tuple[str, str] = _NAMES) -> WalkView:
-    """:class:`WalkView` of :func:`~core.calibration.pilot.walk_algorithm1` (``ValueError``
+    """:class:`WalkView` of :func:`~core.calibration.pilot_walk.walk_algorithm1` (``ValueError``
     for a walk without steps or an unknown design)."""
     if not walk.steps:
         raise ValueError("the walk has no steps")
@@ -509,7 +510,7 @@ class RealPilotView:
 
 def real_pilot_view(frames, *, budget: int, rule_a: str, rule_b: str,
                     n_answers: int) -> RealPilotView:
-    """:class:`RealPilotView` of :func:`~core.calibration.nq301.real_pilot_budgets`
+    """:class:`RealPilotView` of :func:`~core.calibration.nq301_pilot.real_pilot_budgets`
     summaries (one frame per budget, with a ``beta_origin`` column).
 
     ``ValueError`` when no frame has rows at ``budget``.

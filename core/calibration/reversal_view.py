@@ -38,11 +38,11 @@ from .label_source import (
 from .nq301 import (
     SEED_003_NQ301,
     AgreementAUROC,
-    RulePairs,
     agreement_auroc,
     prevalence_shift,
     system_accuracy,
 )
+from .nq301_rules import RulePairs
 from .paper import TABLE3
 
 __all__ = [
@@ -267,7 +267,7 @@ def bridge_view(analysis: pd.DataFrame) -> BridgeView:
 
 
 def flip_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
-    """NQ-open rule pairs (:class:`core.calibration.nq301.RulePairs`) in Δ = R(B) − R(A).
+    """NQ-open rule pairs (:class:`core.calibration.nq301_rules.RulePairs`) in Δ = R(B) − R(A).
 
     Gaps and the Eq. 2 terms change sign; each interval ``[lo, hi]`` becomes ``[−hi, −lo]``.
     Reversal, prediction and interval verdicts do not depend on the sign.
@@ -335,7 +335,7 @@ def nq_case(frame: pd.DataFrame, answers: pd.DataFrame, pairs: RulePairs) -> NQC
     answers : DataFrame
         :func:`core.calibration.nq301.nq301_answers` (the 1,490 labelled answers).
     pairs : RulePairs
-        :func:`core.calibration.nq301.rule_pairs` on ``answers``.
+        :func:`core.calibration.nq301_rules.rule_pairs` on ``answers``.
     """
     shift = prevalence_shift(frame, items=answers)
     systems = system_accuracy(frame)

@@ -1,7 +1,7 @@
 """One scenario's pilots, budget curve and Algorithm 1 walk, from its configuration alone.
 
 :func:`core.calibration.pilot.simulate_pilots`, :func:`~core.calibration.pilot.budget_curve`
-and :func:`~core.calibration.pilot.walk_algorithm1` take the scenario's frame and its transfer
+and :func:`~core.calibration.pilot_walk.walk_algorithm1` take the scenario's frame and its transfer
 domain (seed 003 §3: β and the repair's truth model are learned on "another audited
 dataset"). These wrappers take the :class:`~core.calibration.scenario.ScenarioConfig` instead
 and generate both frames themselves (about 5 ms each), so that a worker process can be sent a
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .pilot import Algorithm1Walk, PilotSimulation, budget_curve, simulate_pilots, walk_algorithm1
+from .pilot import PilotSimulation, budget_curve, simulate_pilots
+from .pilot_walk import Algorithm1Walk, walk_algorithm1
 from .scenario import ScenarioConfig, generate_scenario, transfer_config
 
 __all__ = ["curve_for", "pilots_for", "scenario_frames", "walk_for"]
@@ -40,6 +41,6 @@ def curve_for(config: ScenarioConfig, **kwargs) -> pd.DataFrame:
 
 
 def walk_for(config: ScenarioConfig, **kwargs) -> Algorithm1Walk:
-    """:func:`~core.calibration.pilot.walk_algorithm1` on the scenario of ``config``."""
+    """:func:`~core.calibration.pilot_walk.walk_algorithm1` on the scenario of ``config``."""
     frame, source = scenario_frames(config)
     return walk_algorithm1(frame, source_frame=source, **kwargs)

@@ -33,19 +33,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.calibration.bridge import bridge_analysis, bridge_items
-from core.calibration.nq301 import (
-    location_rules,
-    real_pilot_budgets,
-    rule_pairs,
-)
-from core.calibration.pilot import (
-    Algorithm1Walk,
-    PilotSimulation,
-    budget_curve,
-    judge_sensitivity,
-    simulate_pilots,
-    walk_algorithm1,
-)
+from core.calibration.nq301_pilot import real_pilot_budgets
+from core.calibration.nq301_rules import location_rules, rule_pairs
+from core.calibration.pilot import PilotSimulation, budget_curve, judge_sensitivity, simulate_pilots
+from core.calibration.pilot_walk import Algorithm1Walk, walk_algorithm1
 from core.calibration.reliability_view import (
     ReliabilityView,
     label_of,
@@ -258,7 +249,7 @@ def load_nq_rules(path: str, stamp: int) -> pd.DataFrame:
     """The 1,490 answers with every NQ-open rule as a column.
 
     ``agreement`` (the share of the 12 systems giving the same normalised answer),
-    ``agree@m`` (:func:`core.calibration.nq301.location_rules`: logit shifts of smoothed
+    ``agree@m`` (:func:`core.calibration.nq301_rules.location_rules`: logit shifts of smoothed
     agreement to item mean m; same ranking, different location) and ``const@m``.
     """
     _, answers = load_nq301(path, stamp)
@@ -390,7 +381,7 @@ def pilot_results(omission_rate: float, false_match_rate: float, discrimination:
 def run_walk(omission_rate: float, false_match_rate: float, discrimination: float,
              judge_quality: float, seed: int, budget_steps: tuple[int, ...],
              design: str = "stratified") -> Algorithm1Walk:
-    """:func:`core.calibration.pilot.walk_algorithm1`: one pilot through Algorithm 1."""
+    """:func:`core.calibration.pilot_walk.walk_algorithm1`: one pilot through Algorithm 1."""
     knobs = _knobs(omission_rate, false_match_rate, discrimination, judge_quality)
     return cached_calls(_pilot_store(),
                         {"walk": _walk_entry(knobs, seed, budget_steps, design)})["walk"]
@@ -416,7 +407,7 @@ def run_judge_check(omission_rate: float, false_match_rate: float, discriminatio
 @st.cache_data(show_spinner="Drawing pilots from the real answers…", max_entries=48)
 def run_real_pilot(path: str, stamp: int, budget: int, reps: int, rule_a: str, rule_b: str,
                    design: str, seed: int = 0) -> pd.DataFrame:
-    """:func:`core.calibration.nq301.real_pilot_budgets` at one budget (summary rows).
+    """:func:`core.calibration.nq301_pilot.real_pilot_budgets` at one budget (summary rows).
 
     One budget per cache entry, so moving the budget slider recomputes one budget only (each
     budget uses seed ``seed + budget``, so the rows equal those of a multi-budget call).
@@ -432,7 +423,7 @@ def run_real_pilot(path: str, stamp: int, budget: int, reps: int, rule_a: str, r
 
 @shared_cache(max_entries=4)
 def run_rule_pairs(path: str, stamp: int, family: str = "location", n_boot: int = 2000):
-    """:func:`core.calibration.nq301.rule_pairs` (21 pairs of seven rules, bootstrap CIs)."""
+    """:func:`core.calibration.nq301_rules.rule_pairs` (21 pairs of seven rules, bootstrap CIs)."""
     _, answers = load_nq301(path, stamp)
     return rule_pairs(answers, family=family, n_boot=int(n_boot))
 
