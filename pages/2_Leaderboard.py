@@ -118,12 +118,10 @@ st.caption("Over the pooled test atoms: how often each source gives an atom (cov
            "is right when it answers, with a 95 % Wilson interval (low to high).")
 with ui.store_guard():
     sources = glue.leaderboard_sources(path, stamp)
-left, right = st.columns([1, 1.15])
-with left:
-    glue.show_chart("lb_sources", (path, stamp), lambda: figures.source_reliability_figure(
-        sources.summary, title="All 18 questions"), file_name="source_reliability")
-with right:
-    glue.show_table(sources.table, key="lb_dl_reliability", what="Per (source, question)")
+# chart above table: side by side, the six-column table scrolled sideways at 1280-1440 px
+glue.show_chart("lb_sources", (path, stamp), lambda: figures.source_reliability_figure(
+    sources.summary, title="All 18 questions"), file_name="source_reliability")
+glue.show_table(sources.table, key="lb_dl_reliability", what="Per (source, question)")
 
 
 @st.fragment

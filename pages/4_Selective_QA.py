@@ -135,7 +135,7 @@ def panel() -> None:
     paper = view.paper
     st.markdown("##### At each seed's own calibrated θ ("
                 + ", ".join(f"{c:.2f}" for c in choice.calibrated) + ")")
-    b = st.columns(4)
+    b = st.columns([1, 1.3, 1, 0.8])  # the long label gets room: no "…" at 1280 px
     b[0].metric("Coverage (calibrated)", f"{cal['coverage']:.1f} %", **INFO,
                 delta=f"paper {paper[1]:.1f} %" if paper else None,
                 help="Coverage with each seed's own calibrated θ, as the paper reports it.")

@@ -80,7 +80,9 @@ open_page("reliability", PARAMS)
 @st.fragment
 def panel() -> None:
     """Every setting and everything it changes (reruns on its own)."""
-    c1, c2, c3, c4, c5 = st.columns([2.7, 1, 1.5, 1.4, 1])
+    # two rows: in one, the segmented controls clipped their last option at 1280 px
+    c1, c2 = st.columns([2.2, 1])
+    c3, c4, c5 = st.columns([1.5, 1.2, 1])
     with c1:
         data = url_segmented(P_DATA, "What to diagnose", format_func=DATA.get,
                              help="Scenario: seed 003's synthetic belief stores. NQ-open: "
@@ -132,7 +134,7 @@ def panel() -> None:
         "binned": lambda: binned_reliability_figure(
             {names[r]: view.binned[r] for r in rules}, colors=col_of, band=view.band,
             band_rule=first if bands else None, prevalence=view.prevalence, label=label,
-            title=f"Binned, B = {n_bins} {strategy} (exact 95 % intervals)"),
+            title=f"Binned, B = {n_bins} {strategy} (exact 95 % CI)"),  # fits at 1280 px
         "corp": lambda: corp_reliability_figure(
             {names[r]: view.corp[r] for r in rules}, colors=col_of, band=view.corp_band,
             band_rule=first if bands else None, prevalence=view.prevalence, label=label,
@@ -192,8 +194,10 @@ def panel() -> None:
         f"and lose under the other (the seed's NQ-open case: better by {-ice['z']:.3f} under "
         f"exact match, worse by {ice['y']:.3f} under human labels).")
     with st.expander("Every score (log score, MCE, smooth ECE, Spiegelhalter z, ICE, …)"):
-        st.dataframe(sv.all_scores, hide_index=True, width="stretch",
-                     column_config=num_columns(sv.all_scores))
+        scores = sv.all_scores  # a score with no value here (weighted data) shows "—", not None
+        scores = scores.assign(**{c: "—" for c in scores.columns if scores[c].isna().all()})
+        st.dataframe(scores, hide_index=True, width="stretch",
+                     column_config=num_columns(scores))
         st.caption("Spiegelhalter's z tests calibration in the large (|z| > 1.96 rejects at "
                    "5 %). ICE is the mean |label − p|; its comparison forecasts the rule's "
                    "average confidence everywhere.")

@@ -59,7 +59,7 @@ from pages._shared.seed003 import (
     scenario_params,
     show_figure,
 )
-from pages._shared.ui import glossary_link, num_columns
+from pages._shared.ui import glossary_link, num_columns, table_height
 
 st.set_page_config(layout="wide", page_title="Ranking reversal · Arbiter",
                    page_icon=":material/swap_vert:")
@@ -138,7 +138,7 @@ def main_panel() -> None:
     a, b = view.names
     v = view.at(prev)
     with st.container(key="rr_verdict"):
-        m = st.columns(4)
+        m = st.columns(2) + st.columns(2)  # "const@0.50", "0.301 → 0.783": no "…" at 1280 px
         m[0].metric("Selected at π", v.by_criterion, border=True, **INFO,
                     delta=f"π = {prev:.2f} {v.side} {view.midpoint:.3f}",
                     help="By the crossover rule: two constant rules at the means a and b swap "
@@ -192,8 +192,9 @@ def main_panel() -> None:
         m = st.columns(2) + st.columns(2)
         m[0].metric("T_omit", f"{view.t_omit:+.3f}", border=True, help=tip("T_omit"))
         m[1].metric("T_fp", f"{view.t_fp:+.3f}", border=True, help=tip("T_fp"))
-        m[2].metric("Unmatched but true", f"{view.omit_share:.1%}", border=True,
-                    help="Weighted share of answers with Y = 1 and Z = 0.")
+        m[2].metric("Missed truths", f"{view.omit_share:.1%}", border=True,
+                    help="Weighted share of answers with Y = 1 and Z = 0: true, but the "
+                         "reference did not match them.")
         m[3].metric("Restore q*", f"{view.q_star:.3f}" if view.q_star == view.q_star else "—",
                     border=True, help="Relabelling this share of the omitted truths as true "
                                       "brings the reference gap to a tie. " + tip("q*"))
@@ -208,8 +209,10 @@ def main_panel() -> None:
         st.info("These protocols need the matcher's flags, which only the synthetic scenario "
                 "records. Switch Data to Scenario.", icon=":material/info:")
         return
-    st.dataframe(view.protocols, hide_index=True, width="stretch",
-                 column_config=num_columns(view.protocols, "%.3f"))
+    st.dataframe(view.protocols, hide_index=True, width="stretch", column_config={
+        **num_columns(view.protocols, "%.3f"),  # a short header: no sideways scroll at 1280 px
+        "items scored": st.column_config.NumberColumn("items", format="%d",
+                                                      help="Items scored")})
     st.caption("The rules stay fixed; only what is scored, and against what, changes. Only "
                "unmatched-as-false imputes falsehood from not matching, and it is the protocol "
                "that selects the other rule.")
@@ -242,7 +245,7 @@ def bridge_panel() -> None:
                 icon=":material/database:")
         return
     o, name = bv.overall, METHOD_SHORT[method]
-    k = st.columns(4)
+    k = st.columns(2) + st.columns(2)  # in one row of four, a value or a label ended in "…"
     k[0].metric("E[Z] → E[Y], all", f"{o['prevalence_z']:.3f} → {o['prevalence_y']:.3f}",
                 border=True, help="Over all questions.")
     k[1].metric("Crossover, all", f"{o['crossover']:.3f}", border=True,
@@ -279,7 +282,7 @@ except StoreError as exc:
     st.info(f"The NQ-open case is not available: {public_message(exc)}", icon=":material/database:")
     st.stop()
 seed, pairs = nq.seed, nq.pairs
-q = st.columns(4)
+q = st.columns(2) + st.columns(2)  # in one row of four, values and labels ended in "…"
 q[0].metric("Exact match → humans", f"{nq.prevalence_z:.3f} → {nq.prevalence_y:.3f}", border=True,
             help=f"Exact match against humans, over the {nq.n_labelled:,} labelled answers.")
 q[1].metric("Unmatched but accepted", f"{nq.p_y1_given_z0:.1%}", border=True, **INFO,
@@ -293,12 +296,12 @@ q[3].metric("Reversals of 21 pairs", f"{pairs.n_reversals} / {len(pairs.pairs)}"
             help=f"The crossover rule is right on {pairs.n_criterion_correct} of "
                  f"{len(pairs.pairs)} pairs; {pairs.n_reversals_both_exclude_zero} reversals have "
                  "both intervals away from zero.")
-s1, s2 = st.columns(2)
-with s1:
-    afig = cached_figure("rr_systems", (str(path), stamp), lambda: system_accuracy_figure(
-        nq.systems, title="12 systems: exact match against humans"))
-    show_figure(afig, key="rr_systems", stem="nq301_systems", alt="System accuracy dumbbell")
-s2.dataframe(nq.systems_shown, hide_index=True, width="stretch", height=470,
+# chart above table: side by side, the seven-column table scrolled sideways at 1280-1440 px
+afig = cached_figure("rr_systems", (str(path), stamp), lambda: system_accuracy_figure(
+    nq.systems, title="12 systems: exact match against humans"))
+show_figure(afig, key="rr_systems", stem="nq301_systems", alt="System accuracy dumbbell")
+st.dataframe(nq.systems_shown, hide_index=True, width="stretch",
+             height=table_height(len(nq.systems_shown)),
              column_config=num_columns(nq.systems_shown, "%.3f"))
 st.caption("Every system gains under human judgement, but not equally: exact match penalises "
            "verbose or paraphrased answers, so the ranking of the systems changes too.")

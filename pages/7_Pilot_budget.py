@@ -57,7 +57,7 @@ from pages._shared.seed003 import (
     scenario_params,
     show_figure,
 )
-from pages._shared.ui import glossary_link, num_columns
+from pages._shared.ui import glossary_link, num_columns, show_number_table
 
 st.set_page_config(layout="wide", page_title="Pilot budget · Arbiter",
                    page_icon=":material/savings:")
@@ -155,8 +155,8 @@ def panel() -> None:
                         key="pb_panel_a_open", on_change="rerun")
     with box_a:
         if box_a.open:
-            st.dataframe(v.panel_a, hide_index=True, width="stretch",
-                         column_config=num_columns(v.panel_a, "%.4f"))
+            # "—" where a measure does not apply (no saving for human-only), not "None"
+            show_number_table(v.panel_a, default="{:.4f}", hide_index=True, width="stretch")
             st.caption("Bias, pilots without an interval and the other measures are in the "
                        "download.")
             download_row(key="pb_dl_panel_a", stem=f"pilot_panel_a_b{budget}",

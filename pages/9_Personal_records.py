@@ -26,7 +26,7 @@ from core.pages_registry import page
 from core.records.disclosure import CONDITIONS
 from core.records.items import FAMILIES
 from core.records.render import ARM_NAMES, ARMS
-from core.records.views import FAMILY_NAMES, SHOWN_POLICIES, change_dates, items_in
+from core.records.views import FAMILY_NAMES, HEADERS, SHOWN_POLICIES, change_dates, items_in
 from core.records.world import RUN_DATE
 from core.records.writeback import load_updates
 from core.urlparams import ChoiceParam, FlagParam
@@ -46,7 +46,13 @@ from pages._shared.records import (
     writeback_of,
 )
 from pages._shared.seed003 import show_figure
-from pages._shared.ui import escape_markdown, glossary_link, num_columns, table_height
+from pages._shared.ui import (
+    escape_markdown,
+    glossary_link,
+    num_columns,
+    show_number_table,
+    table_height,
+)
 
 ME = page("pages/9_Personal_records.py")
 st.set_page_config(layout="wide", page_title=f"{ME.title} · Arbiter", page_icon=ME.icon)
@@ -100,15 +106,15 @@ def records_panel() -> None:
                "self-reported note). Crosses: records that hold on the as-of date but "
                "disagree. Bars running to the right edge are still true.")
     with st.container(key="pr_summary"):
-        m = st.columns([2, 1, 1, 1])
-        m[0].metric("Home address that day", view.answer("home_address") or "no record",
-                    border=True, help=f"Under {policy}.")
-        m[1].metric("Attributes recorded", view.n_answered, border=True,
+        st.metric("Home address that day", view.answer("home_address") or "no record",
+                  border=True, help=f"Under {policy}.")
+        m = st.columns(3)
+        m[0].metric("Recorded", view.n_answered, border=True,
                     help="Attributes with a record that holds on the as-of date.")
-        m[2].metric("Disagreeing", len(view.conflicts), border=True,
+        m[1].metric("Disagreeing", len(view.conflicts), border=True,
                     help="Attributes whose records both hold that day and differ. "
                          + tip("source tier"))
-        m[3].metric("Recency changes", len(view.changed), border=True,
+        m[2].metric("Recency differs", len(view.changed), border=True,
                     help="Answers naive recency gives differently from CP-01. "
                          + tip("naive recency"))
     changed = ", ".join(view.answers.set_index("attribute").loc[list(view.changed), "label"])
@@ -119,6 +125,8 @@ def records_panel() -> None:
                    "Naive recency and CP-01 give the same answers on this date."))
     shown = view.table()
     st.dataframe(shown, hide_index=True, width="stretch", height=table_height(len(shown)))
+    with st.expander("Sources, tiers and why the rules differ"):
+        st.dataframe(view.detail(), hide_index=True, width="stretch")
 
 
 records_panel()
@@ -139,8 +147,7 @@ def arms_panel() -> None:
     m[2].metric("Values, dates and ids it misses", f"{row['missing']} of {arms.n_tokens}",
                 border=True)
     st.code(arms.texts[arm], language=None, height=360, wrap_lines=True)
-    st.dataframe(t.rename(columns={"chars": "characters (M14)", "missing": "misses"}),
-                 hide_index=True, width="stretch")
+    st.dataframe(t.rename(columns=HEADERS), hide_index=True, width="stretch")
 
 
 arms_panel()
@@ -169,7 +176,7 @@ def item_panel() -> None:
     ref = (f"the engine answers **{escape_markdown(view.reference)}**" if view.reference
            else "nothing in the records answers it, so declining is right")
     st.markdown(f"**{escape_markdown(it.question)}** As of {it.as_of}, {ref}.")
-    st.dataframe(view.records, hide_index=True, width="stretch")
+    st.dataframe(view.records.rename(columns=HEADERS), hide_index=True, width="stretch")
     st.dataframe(view.readers.assign(correct=view.readers["correct"].map(OK)),
                  hide_index=True, width="stretch")
 
@@ -207,7 +214,10 @@ def writeback_panel() -> None:
                      format_func=lambda u: f"{u}: {UPDATES[u]}")
     applied = url_toggle(P_APPLY, "Apply it", where=c2)
     view = writeback_of(TODAY, uid, applied)
-    st.dataframe(view.history.fillna({"valid_to": "open"}), hide_index=True, width="stretch")
+    dates = {c: view.history[c].map(lambda d: "open" if d is None or d != d else str(d))
+             for c in ("valid_from", "valid_to")}
+    st.dataframe(view.history.assign(**dates).rename(columns=HEADERS), hide_index=True,
+                 width="stretch")
     before, after = (escape_markdown(v or "nothing") for v in (view.before, view.after))
     st.markdown(f"Records: {view.n_facts[0]} before, {view.n_facts[1]} after (nothing is "
                 f"deleted). " + (f"From **{view.start}** the answer is **{after}**; the day "
@@ -228,7 +238,7 @@ def score_panel() -> None:
     """A response file → the measures by arm and the sign tests."""
     st.header("Score a response file")
     c1, c2 = st.columns([3, 1])
-    up = c1.file_uploader("Responses, one JSON object per line (JSONL, at most 5 megabytes)",
+    up = c1.file_uploader("Responses, one JSON object per line (JSONL; over 5 MB is refused)",
                           type=["jsonl"], key="pr_upload", help=tip("response file"))
     c2.download_button("Example file", example_bytes(TODAY), file_name="responses.jsonl",
                        mime="application/jsonl", on_click="ignore", key="pr_example",
@@ -237,12 +247,11 @@ def score_panel() -> None:
     view, name = got if got is not None else (reference_score(TODAY), "the reference readers")
     st.markdown(f"Scoring **{escape_markdown(name)}**: {view.n_lines} answers"
                 + (f", {view.unknown} naming no item" if view.unknown else "") + ".")
-    st.dataframe(view.measures, hide_index=True, width="stretch",
-                 column_config=num_columns(view.measures, "%.2f"))
-    st.caption("M2 is left empty for C and E: they carry no record ids to cite.")
-    st.dataframe(view.comparisons, hide_index=True, width="stretch",
+    show_number_table(view.measures, default="{:.2f}", hide_index=True, width="stretch")
+    st.caption("M2 is undefined (—) for C and E: they carry no record ids to cite.")
+    st.dataframe(view.comparisons.rename(columns=HEADERS), hide_index=True, width="stretch",
                  height=table_height(len(view.comparisons)), column_config={
-                     **num_columns(view.comparisons, "%.3f"),
+                     **num_columns(view.comparisons.rename(columns=HEADERS), "%.3f"),
                      "p (sign test)": st.column_config.NumberColumn(format="%.2g")})
     st.caption("Δ M1 is the studied arm's share right minus the comparator's: above zero, "
                "the studied arm is better. Sign test over items, no correction for the "

@@ -64,7 +64,7 @@ def table_with(at, column: str):
 
 
 def answers(at) -> dict[str, str]:
-    t = table_with(at, "CP-01 answer")
+    t = table_with(at, "CP-01")
     col = next(c for c in t.columns if c.startswith("answer ("))
     return dict(zip(t["attribute"], t[col], strict=True))
 
@@ -76,7 +76,7 @@ def test_the_page_runs_clean_and_matches_core(env, base):
     m = metrics(at)
     assert m["Home address that day"] == view.answer("home_address")
     assert m["Disagreeing"] == str(len(view.conflicts)) == "5"
-    assert m["Recency changes"] == "3"
+    assert m["Recency differs"] == "3"
     assert m["Characters (M14)"] == f"{len(render(base.world, 'D')):,}"
     assert m["Critical errors (M11)"] == "0"  # the structured condition by default
     assert at.select_slider(key="pr_asof").value == "2026-09-06"
@@ -167,7 +167,8 @@ def test_a_malformed_upload_names_the_line_and_keeps_the_previous_file(env, base
     assert not at.exception and not at.error
     assert any("Scoring **good.jsonl**" in plain(m.value) for m in at.markdown)
     measures = table_with(at, "M1").set_index("arm")
-    assert measures.loc["D", "M1"] == 1.0 and measures["M1"].drop("D").isna().all()
+    # shown to two decimals, "—" where an arm has no responses (undefined, never 0)
+    assert measures.loc["D", "M1"] == "1.00" and (measures["M1"].drop("D") == "—").all()
     bad = _jsonl(good[:2]) + b'{"item_id": "CURR-1", "arm": "Q"}\n'
     at.file_uploader(key="pr_upload").set_value(("bad.jsonl", bad, "application/jsonl")).run()
     assert not at.exception
@@ -175,10 +176,10 @@ def test_a_malformed_upload_names_the_line_and_keeps_the_previous_file(env, base
     msg = plain(at.error[0].value)
     assert "line 3" in msg and "good.jsonl" in msg
     assert any("Scoring **good.jsonl**" in plain(m.value) for m in at.markdown)
-    assert table_with(at, "M1").set_index("arm").loc["D", "M1"] == 1.0
+    assert table_with(at, "M1").set_index("arm").loc["D", "M1"] == "1.00"
     at.run()  # a later rerun: the same one line, the good file still in use
     assert len(at.error) == 1 and "line 3" in plain(at.error[0].value)
-    assert table_with(at, "M1").set_index("arm").loc["D", "M1"] == 1.0
+    assert table_with(at, "M1").set_index("arm").loc["D", "M1"] == "1.00"
 
 
 def test_a_refused_first_upload_falls_back_to_the_reference_readers(env, base):

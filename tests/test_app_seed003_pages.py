@@ -278,7 +278,8 @@ def test_pilot_budget_numbers_and_budget_slider(env, scenario):
     assert seed["budget"].tolist() == [TABLE5_A["budget"]] * 2
     assert seed["RMSE"].tolist() == list(TABLE5_A["rmse"])
     at120 = simulate_pilots(scenario, budget=120, reps=500, seed=0).summary()
-    assert here["RMSE"].to_numpy() == pytest.approx(at120["rmse"].to_numpy())
+    # shown to the four digits the table prints (Python's rounding, not the browser's)
+    assert here["RMSE"].tolist() == [round(v, 4) for v in at120["rmse"]]
     assert "width_reduction" not in panel_a.columns  # the wide summary is the download
     sampled = next(d.value for d in at.dataframe if "look" in d.value.columns)
     assert set(sampled["stratum"]) <= {"unmatched, high confidence", "unmatched, lower confidence",

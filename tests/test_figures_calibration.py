@@ -151,7 +151,7 @@ def test_brier_gap_figure_marks_crossover_prevalences_and_choice():
                            names=("native", "EG"), measured_gap=np.array(exact) + 0.01,
                            measured_crossover=0.57, prevalence_z=0.295, prevalence_y=0.783,
                            gap_z=-0.227, gap_y=0.152, current=0.6)
-    assert fig.layout.yaxis.title.text == "Δ = R(EG) − R(native)  (> 0: native better)"
+    assert fig.layout.yaxis.title.text == "Δ = R(EG) − R(native)<br>(> 0: native better)"
     line = by_name(fig, "constant rules at the means (exact)")
     assert np.allclose(arr(line.x), grid) and np.allclose(arr(line.y), exact)
     zero = by_name(fig, "no difference")

@@ -198,5 +198,5 @@ def test_the_shown_table_puts_both_rules_side_by_side(base):
     t = view.table()
     assert list(t.columns[:2]) == ["attribute", "answer (naive recency)"]
     assert (t["agree"] == "✗").sum() == 3
-    assert (t["answer (naive recency)"] == t["recency answer"]).all()
-    assert not (t["answer (naive recency)"] == t["CP-01 answer"]).all()
+    assert (t["answer (naive recency)"] == t["naive recency"]).all()
+    assert not (t["answer (naive recency)"] == t["CP-01"]).all()

@@ -300,6 +300,7 @@ class NQCase:
     pairs : RulePairs
         As computed (``R(A) − R(B)``); ``pairs_shown`` holds them in Δ = R(B) − R(A).
     pairs_shown : DataFrame
+        The pairs in Δ = R(B) − R(A) with reader-facing column titles.
     prevalence_z, prevalence_y, p_y1_given_z0 : float
         Over the labelled answers.
     n_labelled : int
@@ -325,6 +326,14 @@ _PAIR_COLUMNS = ("rule_a", "rule_b", "midpoint", "gap_z", "gap_z_lo", "gap_z_hi"
                  "both_exclude_zero")
 
 
+#: Column titles of the rule-pairs table (Δ in the app's convention; 95 % intervals).
+_PAIR_TITLES = {"rule_a": "rule A", "rule_b": "rule B", "midpoint": "(a + b)/2",
+                "gap_z": "Δ under Z", "gap_z_lo": "Z: low", "gap_z_hi": "Z: high",
+                "gap_y": "Δ under Y", "gap_y_lo": "Y: low", "gap_y_hi": "Y: high",
+                "reverses": "reverses", "predicted": "rule predicts",
+                "criterion_correct": "rule right", "both_exclude_zero": "both off 0"}
+
+
 def nq_case(frame: pd.DataFrame, answers: pd.DataFrame, pairs: RulePairs) -> NQCase:
     """:class:`NQCase` from the release's predictions, its labelled answers and the pairs.
 
@@ -347,6 +356,7 @@ def nq_case(frame: pd.DataFrame, answers: pd.DataFrame, pairs: RulePairs) -> NQC
     row = shift.iloc[0]
     return NQCase(shift=shift, systems=systems, systems_shown=shown,
                   auroc=agreement_auroc(answers, frame=frame), pairs=pairs,
-                  pairs_shown=flip_pairs(pairs.pairs)[list(_PAIR_COLUMNS)],
+                  pairs_shown=flip_pairs(pairs.pairs)[list(_PAIR_COLUMNS)].rename(
+                      columns=_PAIR_TITLES),
                   prevalence_z=float(row["prevalence_z"]), prevalence_y=float(row["prevalence_y"]),
                   p_y1_given_z0=float(row["p_y1_given_z0"]), n_labelled=int(row["n_labelled"]))

@@ -146,12 +146,16 @@ def _reference_traces(*, prevalence: float | None, label: str) -> list[dict]:
 
 def _band_traces(x, low, high, *, color: str, name: str, level: float,
                  shape: str | None = None) -> list[dict]:
-    """A shaded band as two line traces (lower, then upper filled to it), first panel."""
-    line = {"width": 0, "color": color, **({"shape": shape} if shape else {})}
+    """A shaded band as two line traces (lower, then upper filled to it), first panel.
+
+    The edges are thin dotted lines in the band's colour and the fill is at the palette's
+    translucent maximum: a fill alone (alpha .16) all but vanished on the dark theme.
+    """
+    line = {"width": 1, "dash": "dot", "color": color, **({"shape": shape} if shape else {})}
     return [{"type": "scatter", "x": x, "y": low, "mode": "lines", "line": line,
              "showlegend": False, "name": f"consistency band{name} low", "hoverinfo": "skip"},
             {"type": "scatter", "x": x, "y": high, "mode": "lines", "fill": "tonexty",
-             "fillcolor": _rgba(color, 0.16), "line": dict(line),
+             "fillcolor": _rgba(color, 0.28), "line": dict(line),
              "name": f"{level:.0%} consistency band{name}", "hoverinfo": "skip"}]
 
 
@@ -420,6 +424,51 @@ def decomposition_figure(terms: pd.DataFrame, *, colors: Mapping[str, str] | Non
 
 
 # ------------------------------------------------------------------ ranking reversal
+def _gap_title(a: str, b: str) -> str:
+    """The y-axis title of a gap, on two lines: on one, long rule names ran past the plot."""
+    return f"Δ = R({b}) − R({a})<br>(> 0: {a} better)"
+
+
+def _slope(grid: np.ndarray, values: np.ndarray, x: float) -> float:
+    """Slope of the piecewise-linear curve ``values(grid)`` at ``x``."""
+    g, v = np.asarray(grid, float), np.asarray(values, float)
+    j = int(np.clip(np.searchsorted(g, x), 1, len(g) - 1))
+    return float((v[j] - v[j - 1]) / (g[j] - g[j - 1])) if g[j] > g[j - 1] else 0.0
+
+
+def _free_side(slope: float, height: float, off: float = 0.0) -> str:
+    """Text position beside a marker near a line of ``slope``, on a side the line leaves free.
+
+    ``height`` is the marker's place in the plot's y range (0 bottom, 1 top) and ``off`` its
+    distance above (> 0) or below the line, both as shares of the y range. Off the line the
+    text sits level with the marker, on the side where the line moves away from it; on the
+    line, below-right or above-left where the line rises (below-left or above-right where it
+    falls), the lower side in the top quarter of the plot and the upper one in the bottom
+    quarter, clear of the labels along the plot's edges.
+    """
+    if abs(off) > 0.03:
+        return "middle right" if (off > 0) == (slope < 0) else "middle left"
+    low, high = ("bottom right", "top left") if slope > 0 else ("bottom left", "top right")
+    if height > 0.75:
+        return low
+    if height < 0.25:
+        return high
+    return low if slope > 0 else high
+
+
+def _free_spot(x0: float, x1: float, width: float,
+               lines: Sequence[float]) -> tuple[float, str]:
+    """Where a label ``width`` wide (x units) sits in [x0, x1] with no vertical line through
+    it: the middle, else the left edge, else the right edge (the middle if none is free)."""
+    pad = 0.01
+    spots = [((x0 + x1) / 2, "center", (x0 + x1 - width) / 2),
+             (x0 + pad, "left", x0 + pad), (x1 - pad, "right", x1 - pad - width)]
+    for x, anchor, left in spots:
+        if not any(left - pad <= v <= left + width + pad for v in lines):
+            return x, anchor
+    return spots[0][0], "center"
+
+
 def brier_gap_figure(*, prevalences, exact_gap, midpoint: float, names: Sequence[str],
                      measured_gap=None, measured_crossover: float | None = None,
                      prevalence_z: float | None = None, prevalence_y: float | None = None,
@@ -504,7 +553,11 @@ def brier_gap_figure(*, prevalences, exact_gap, midpoint: float, names: Sequence
         fig.add_trace(go.Scatter(
             x=[pi], y=[yv], mode="markers+text", name=f"{_label_text(key)}: π = {pi:.3f}",
             marker={"size": 14, "color": LABEL_COLORS[key], "symbol": "diamond"},
-            text=[f"{key.upper()} {pi:.3f}"], textposition="top right",
+            # on a side of the marker the line leaves free (below-right or above-left where
+            # the line rises), and away from the plot's top and bottom (the side labels)
+            text=[f"{key.upper()} {pi:.3f}"],
+            textposition=_free_side(_slope(grid, exact, pi), (yv - y0) / (y1 - y0),
+                                    (yv - float(np.interp(pi, grid, exact))) / (y1 - y0)),
             textfont={"color": LABEL_COLORS[key], "size": 12},
             hovertemplate=(f"{_label_text(key)}: prevalence %{{x:.3f}}, actual gap "
                            "%{y:+.3f}<extra></extra>")))
@@ -522,14 +575,17 @@ def brier_gap_figure(*, prevalences, exact_gap, midpoint: float, names: Sequence
         shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": x1,
                        "y0": 0, "y1": 1, "fillcolor": _rgba(col, 0.08), "line": {"width": 0},
                        "layer": "below"})
-        notes.append({"text": f"{win} preferred" if gap_mid != 0 else "tie",
-                      "x": (x0 + x1) / 2, "xref": "x", "y": 0.99, "yref": "paper",
-                      "yanchor": "top", "showarrow": False,
+        text = f"{win} preferred" if gap_mid != 0 else "tie"
+        x, anchor = _free_spot(x0, x1, 0.012 * len(text), [
+            v for v in (current, midpoint, measured_crossover)
+            if v is not None and np.isfinite(v)])
+        notes.append({"text": text, "x": x, "xref": "x", "y": 0.99, "yref": "paper",
+                      "xanchor": anchor, "yanchor": "top", "showarrow": False,
                       "font": {"size": 12, "color": col}})
     fig.update_layout(**_layout(height=height, title=title), shapes=shapes,
                       annotations=notes)
     fig.update_xaxes(title_text="Prevalence π of the label scored against", range=[0, 1])
-    fig.update_yaxes(title_text=f"Δ = R({b_name}) − R({a_name})  (> 0: {a_name} better)",
+    fig.update_yaxes(title_text=_gap_title(a_name, b_name),
                      range=[y0, y1])
     return fig
 
@@ -574,7 +630,7 @@ def label_source_figure(*, gap_y: float, t_omit: float, t_fp: float, gap_z: floa
     pad = 0.18 * max(hi - lo, 1e-3)
     fig.update_layout(**_layout(height=height, title=title, legend_below=False),
                       showlegend=False)
-    fig.update_yaxes(title_text=f"Δ = R({b}) − R({a})  (> 0: {a} better)",
+    fig.update_yaxes(title_text=_gap_title(a, b),
                      range=[lo - pad, hi + pad])
     return fig
 
@@ -618,7 +674,7 @@ def bridge_figure(analysis: pd.DataFrame, *, names: Sequence[str] = ("A", "B"),
                                      "color": PAPER_COLOR}, hoverinfo="skip"))
     fig.add_hline(y=0, line={"color": REFERENCE_COLOR, "width": 1})
     fig.update_layout(**_layout(height=height, title=title), barmode="group")
-    fig.update_yaxes(title_text=f"Δ = R({b}) − R({a})  (> 0: {a} better)")
+    fig.update_yaxes(title_text=_gap_title(a, b))
     return fig
 
 
@@ -699,7 +755,7 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
     ----------
     summary : DataFrame
         :func:`core.calibration.pilot.budget_curve` (or the ``summary`` of
-        :func:`core.calibration.nq301.real_pilot_budgets`): ``estimator, budget, rmse,
+        :func:`core.calibration.nq301_pilot.real_pilot_budgets`): ``estimator, budget, rmse,
         mean_width, coverage, p_correct_direction, false_termination, escalation``.
     budget : float, optional
         The budget chosen on the page (a vertical line in every panel).
@@ -807,7 +863,7 @@ def algorithm1_figure(steps: pd.DataFrame, *, delta_y: float | None = None,
     Parameters
     ----------
     steps : DataFrame
-        :meth:`core.calibration.pilot.Algorithm1Walk.to_frame` (``step, budget, n_usable,
+        :meth:`core.calibration.pilot_walk.Algorithm1Walk.to_frame` (``step, budget, n_usable,
         estimate, lo, hi, estimate_human, lo_human, hi_human, escalate``).
     delta_y : float, optional
         The full-frame truth gap (known in a simulation): a dashed line.
@@ -856,5 +912,5 @@ def algorithm1_figure(steps: pd.DataFrame, *, delta_y: float | None = None,
     a, b = names
     layout = {**_layout(height=height, title=title),
               "xaxis": {"title": {"text": "Attempted annotations at this look"}, "range": span},
-              "yaxis": {"title": {"text": f"Δ = R({b}) − R({a})  (> 0: {a} better)"}}}
+              "yaxis": {"title": {"text": _gap_title(a, b)}}}
     return figure(data, layout)

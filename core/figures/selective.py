@@ -28,6 +28,7 @@ _SWEEP_NAMES = {"coverage": "coverage", "selective_accuracy": "selective accurac
 _CURRENT = {"color": CURRENT_COLOR, "width": 2}
 _CALIBRATED = {"color": PAPER_COLOR, "dash": "dash", "width": 1.5}
 _LINE_TOP = 101.0  # the vertical lines end here; the labels sit above
+_LABEL_HEIGHT = 6.0  # the forced-accuracy label's height in percent (11 px of a 440 px figure)
 
 
 def _thin(n: int, max_points: int) -> np.ndarray:
@@ -89,6 +90,21 @@ def _fits(x0: float, x1: float, lines: Sequence[float]) -> bool:
     return not any(x0 <= v <= x1 for v in lines)
 
 
+def _crosses(sweep: pd.DataFrame, x0: float, x1: float, y0: float, y1: float) -> bool:
+    """Whether a sweep curve passes through the box [x0, x1] × [y0, y1] (segments, not only
+    samples, so a steep drop between two thresholds counts)."""
+    xs = sweep["theta"].to_numpy(float)
+    for col in ("coverage", "selective_accuracy", "f05"):
+        ys = sweep[col].to_numpy(float)
+        for i in range(len(xs) - 1):
+            if max(xs[i], xs[i + 1]) < x0 or min(xs[i], xs[i + 1]) > x1:
+                continue
+            lo, hi = np.nanmin(ys[i:i + 2]), np.nanmax(ys[i:i + 2])
+            if np.isfinite(lo) and lo <= y1 and hi >= y0:
+                return True
+    return False
+
+
 def threshold_figure(sweep: pd.DataFrame, *, theta: float, calibrated: Sequence[float],
                      label: str = "θ", forced: float | None = None,
                      title: str | None = None, calibrated_name: str = "calibrated θ",
@@ -113,8 +129,9 @@ def threshold_figure(sweep: pd.DataFrame, *, theta: float, calibrated: Sequence[
         ticks up to 100 only.
     label_room : float, default 0.32
         The share of the x range the forced-accuracy label needs: it sits at the right end of
-        its dotted line unless a vertical line falls within that share, then at the left end
-        (whichever end is free; the right if neither is).
+        its dotted line unless a vertical line or a curve falls within that share, then at the
+        left end, then at the first free place inside (from the right); above the dotted line,
+        or below it where only that is free. With no free place: the free end, above.
 
     Returns
     -------
@@ -161,10 +178,26 @@ def threshold_figure(sweep: pd.DataFrame, *, theta: float, calibrated: Sequence[
         right_free = _fits(hi - label_room * span, hi, vertical)
         left_free = _fits(lo, lo + label_room * span, vertical)
         at_left = left_free and not right_free
+        (x, anchor_x), below = ((0.0, "left") if at_left else (1.0, "right")), False
+        # the first spot (the right end, the left end, then inside from the right) where no
+        # vertical line and no curve crosses the label, above its dotted line or below it
+        f, room, width = float(forced), _LABEL_HEIGHT, label_room * span
+        starts = [hi - width, lo, *np.arange(hi - width, lo, -0.05 * span)[1:]]
+        for x0 in starts:
+            if not _fits(x0, x0 + width, vertical):
+                continue
+            spot = next((b for b in (False, True) if not _crosses(
+                sweep, x0, x0 + width, f - room if b else f, f if b else f + room)), None)
+            if spot is not None:
+                end = x0 >= hi - width - 1e-9
+                x, anchor_x = ((1.0, "right") if end
+                               else (round(float((x0 - lo) / span), 4), "left"))
+                below = spot
+                break
         notes.append({"text": f"forced accuracy {float(forced):.1f} %",
-                      "x": 0 if at_left else 1, "xref": "x domain", "y": float(forced),
-                      "yref": "y", "xanchor": "left" if at_left else "right",
-                      "yanchor": "bottom", "showarrow": False,
+                      "x": x, "xref": "x domain", "y": float(forced),
+                      "yref": "y", "xanchor": anchor_x,
+                      "yanchor": "top" if below else "bottom", "showarrow": False,
                       "font": {"size": 11, "color": REFERENCE_COLOR}})
     fig.update_layout(**titled_layout(height=440, title=title, legend_rows=2), shapes=shapes,
                       annotations=notes)

@@ -44,10 +44,17 @@ from .writeback import (
     score_writebacks,
 )
 
-__all__ = ["FAMILY_NAMES", "MAX_UPLOAD_BYTES", "SHOWN_POLICIES", "ArmsView", "AsOfView",
-           "DisclosureView", "ItemView", "RecordsBase", "ScoreView", "WritebackView",
-           "arms_view", "as_of_view", "change_dates", "disclosure_view", "item_view",
-           "items_in", "load_base", "parse_upload", "score_view", "writeback_view"]
+__all__ = ["FAMILY_NAMES", "HEADERS", "MAX_UPLOAD_BYTES", "SHOWN_POLICIES", "ArmsView",
+           "AsOfView", "DisclosureView", "ItemView", "RecordsBase", "ScoreView",
+           "WritebackView", "arms_view", "as_of_view", "change_dates", "disclosure_view",
+           "item_view", "items_in", "load_base", "parse_upload", "score_view",
+           "writeback_view"]
+
+#: Column titles of the view frames as the page prints them (field names → words).
+HEADERS = {"record_id": "record", "fact_id": "record", "what": "what it is",
+           "valid_from": "holds from", "valid_to": "until", "n_items": "items",
+           "ci_low": "95 % low", "ci_high": "95 % high", "web_form": "web form", "hr": "HR",
+           "chars": "characters (M14)", "missing": "misses"}
 
 #: Each item family's name in plain words (seed 002 §6).
 FAMILY_NAMES = {"CURR": "current state", "HIST": "history", "CONF": "conflicts",
@@ -124,18 +131,25 @@ class AsOfView:
         return len(self.answers)
 
     def table(self) -> pd.DataFrame:
-        """:attr:`answers` as the page shows it: the chosen rule's answer beside both rules'
-        answers and sources, whether they agree (✓/✗) and why."""
+        """:attr:`answers` as the page compares them: the attribute, the chosen rule's answer,
+        both rules' answers and whether they agree (✓/✗); sources and reasons are in
+        :meth:`detail`."""
         a = self.answers
         if not len(a):
             return pd.DataFrame(columns=["attribute", f"answer ({self.policy})"])
         return a.assign(agree=a["agree"].map({True: "✓", False: "✗"}))[
-            ["label", "answer", "source", "tier", "cp01", "cp01_source", "cp01_tier",
-             "recency", "recency_source", "agree", "why"]].rename(columns={
+            ["label", "answer", "cp01", "recency", "agree"]].rename(columns={
                 "label": "attribute", "answer": f"answer ({self.policy})",
-                "cp01": "CP-01 answer", "cp01_source": "CP-01 source",
-                "cp01_tier": "CP-01 tier", "recency": "recency answer",
-                "recency_source": "recency source"})
+                "cp01": "CP-01", "recency": "naive recency"})
+
+    def detail(self) -> pd.DataFrame:
+        """Each attribute's sources and tiers under both rules, and why they differ."""
+        a = self.answers
+        if not len(a):
+            return pd.DataFrame(columns=["attribute"])
+        return a[["label", "cp01_source", "cp01_tier", "recency_source", "why"]].rename(
+            columns={"label": "attribute", "cp01_source": "CP-01 source",
+                     "cp01_tier": "CP-01 tier", "recency_source": "recency source"})
 
     def answer(self, attribute: str) -> str | None:
         """The chosen policy's answer for ``attribute`` (``None``: no record that day)."""
