@@ -14,7 +14,8 @@ from collections.abc import Callable
 from .calibration.nq301 import load_shipped_nq301
 from .evaluation.run import predictions_frame, run_testbed
 from .records.checks import check_world
-from .records.world import load_world, record_tables
+from .records.tables import study_tables
+from .records.world import load_world
 from .store import StoreInfo, check_store_destination, write_store
 from .testbed.config import TestbedConfig
 from .testbed.generate import generate
@@ -44,7 +45,7 @@ def build_store(
     if evaluate:
         step("fitting, calibrating and scoring every resolver", 0.15)
         preds = predictions_frame(run_testbed(tb), run_id=f"default-{config.key}")
-    extra = dict(record_tables(world))
+    extra = dict(study_tables(world))
     shipped = load_shipped_nq301()
     if shipped is not None:
         extra |= {"nq301_items": shipped[0], "nq301_answers": shipped[1]}

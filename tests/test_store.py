@@ -36,16 +36,31 @@ def built(tmp_path_factory):
 
 
 def test_the_build_writes_seed_002s_checked_world(built):
-    """34 facts, 27 sources, 7 contacts and 8 journeys of the authored world (seed 002 §4.1)."""
+    """34 facts, 27 sources, 7 contacts and 8 journeys of the authored world (seed 002 §4.1),
+    its 43 items, six arms and the reference readers' responses and scores."""
     con = connect(built)
     try:
         counts = {t: query_df(con, f"SELECT count(*) AS n FROM {t}")["n"].iloc[0]
                   for t in ("records_facts", "records_sources", "records_contacts",
-                            "records_journeys")}
+                            "records_journeys", "records_items", "records_renders",
+                            "records_responses")}
+        families = query_df(con, "SELECT family, count(*) AS n FROM records_items "
+                                 "GROUP BY family ORDER BY family")
+        m1 = query_df(con, "SELECT value FROM records_scores WHERE arm = 'D' AND measure = 'M1'")
+        m2 = query_df(con, "SELECT arm, value FROM records_scores WHERE measure = 'M2' "
+                           "AND arm IN ('C', 'E')")
+        orphans = query_df(con, "SELECT count(*) AS n FROM records_responses r ANTI JOIN "
+                                "records_items i USING (item_id)")["n"].iloc[0]
     finally:
         con.close()
     assert counts == {"records_facts": 34, "records_sources": 27, "records_contacts": 7,
-                      "records_journeys": 8}
+                      "records_journeys": 8, "records_items": 43, "records_renders": 6,
+                      "records_responses": 43 * 6 * 2}  # 43 items × 6 arms × 2 replicates
+    assert dict(zip(families["family"], families["n"], strict=True)) == {
+        "CONF": 6, "CURR": 8, "ENT": 5, "GAP": 5, "HIST": 8, "HOP": 6, "STALE": 5}
+    assert m1["value"].tolist() == [1.0]  # the full dimension's reader answers every item
+    assert m2["value"].isna().all() and len(m2) == 2  # undefined, not zero, without ids
+    assert orphans == 0
 
 
 def test_a_broken_world_stops_the_build_before_anything_is_written(tmp_path, monkeypatch):
