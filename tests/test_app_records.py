@@ -64,7 +64,7 @@ def table_with(at, column: str):
 
 
 def answers(at) -> dict[str, str]:
-    t = table_with(at, "CP-01")
+    t = table_with(at, "agree")
     col = next(c for c in t.columns if c.startswith("answer ("))
     return dict(zip(t["attribute"], t[col], strict=True))
 

@@ -196,7 +196,9 @@ def test_the_shown_table_puts_both_rules_side_by_side(base):
     assert tuple(FAMILY_NAMES) == FAMILIES
     view = as_of_view(base, as_of=RUN_DATE, policy="naive recency")
     t = view.table()
-    assert list(t.columns[:2]) == ["attribute", "answer (naive recency)"]
+    assert list(t.columns) == ["attribute", "answer (naive recency)", "CP-01", "agree"]
     assert (t["agree"] == "✗").sum() == 3
-    assert (t["answer (naive recency)"] == t["naive recency"]).all()
-    assert not (t["answer (naive recency)"] == t["CP-01"]).all()
+    assert ((t["answer (naive recency)"] == t["CP-01"]) == (t["agree"] == "✓")).all()
+    cp = as_of_view(base, as_of=RUN_DATE).table()
+    assert list(cp.columns) == ["attribute", "answer (CP-01)", "naive recency", "agree"]
+    assert (cp["answer (CP-01)"] == t["CP-01"]).all()

@@ -132,15 +132,16 @@ class AsOfView:
 
     def table(self) -> pd.DataFrame:
         """:attr:`answers` as the page compares them: the attribute, the chosen rule's answer,
-        both rules' answers and whether they agree (✓/✗); sources and reasons are in
+        the other rule's answer and whether they agree (✓/✗); sources and reasons are in
         :meth:`detail`."""
         a = self.answers
         if not len(a):
             return pd.DataFrame(columns=["attribute", f"answer ({self.policy})"])
+        other, title = (("recency", "naive recency") if self.policy == "CP-01"
+                        else ("cp01", "CP-01"))
         return a.assign(agree=a["agree"].map({True: "✓", False: "✗"}))[
-            ["label", "answer", "cp01", "recency", "agree"]].rename(columns={
-                "label": "attribute", "answer": f"answer ({self.policy})",
-                "cp01": "CP-01", "recency": "naive recency"})
+            ["label", "answer", other, "agree"]].rename(columns={
+                "label": "attribute", "answer": f"answer ({self.policy})", other: title})
 
     def detail(self) -> pd.DataFrame:
         """Each attribute's sources and tiers under both rules, and why they differ."""
