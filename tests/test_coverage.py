@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from core.calibration import pilot as P
+from core.calibration import pilot_walk as PW
 from core.calibration.label_source import estimate_pi_from_pilot
 from core.calibration.reliability import reliability_curve
 from core.calibration.restore import monotone_repair
@@ -81,8 +82,8 @@ def test_reliability_bin_intervals_cover(p):
 def test_looks_are_alpha_spent_near_a_tie():
     """Prevalence .56: the rules are nearly tied (Δ_Y ≈ −.007); 9 looks of Algorithm 1."""
     frame = generate_scenario(replace(DEFAULT_SCENARIO, prevalence=0.56))
-    spent = P.simulate_walks(frame, reps=1500, seed=2, spending="bonferroni")
-    naive = P.simulate_walks(frame, reps=1500, seed=2, spending="none")
+    spent = PW.simulate_walks(frame, reps=1500, seed=2, spending="bonferroni")
+    naive = PW.simulate_walks(frame, reps=1500, seed=2, spending="none")
     assert abs(spent.delta_y) < 0.01
     assert spent.false_termination <= 0.05  # measured .011
     assert naive.false_termination > spent.false_termination  # measured .08
@@ -91,12 +92,12 @@ def test_looks_are_alpha_spent_near_a_tie():
 
 def test_walk_uses_the_spent_level():
     frame = generate_scenario(DEFAULT_SCENARIO)
-    walk = P.walk_algorithm1(frame, budget_steps=(20, 50, 100), seed=3)
+    walk = PW.walk_algorithm1(frame, budget_steps=(20, 50, 100), seed=3)
     assert walk.look_level == pytest.approx(1 - 0.05 / 3)
-    assert P.walk_algorithm1(frame, budget_steps=(20, 50, 100), seed=3,
+    assert PW.walk_algorithm1(frame, budget_steps=(20, 50, 100), seed=3,
                              spending="none").look_level == pytest.approx(0.95)
     with pytest.raises(ValueError, match="spending"):
-        P.walk_algorithm1(frame, spending="pocock")
+        PW.walk_algorithm1(frame, spending="pocock")
 
 
 def test_gate_rarely_passes_a_rule_that_does_not_beat_the_constant():
@@ -122,7 +123,7 @@ def test_gate_rarely_passes_a_rule_that_does_not_beat_the_constant():
         usable = att & (rng.random(fa.n) >= 0.08)
         use_h = np.bincount(strata[usable], minlength=n_h.size)
         rho = np.maximum(use_h, 1)[strata] / n_h[strata]
-        gate = P.deployment_gate(fa, fa.c_a, "A", aux, beta, usable, strata, seed=seed)
+        gate = PW.deployment_gate(fa, fa.c_a, "A", aux, beta, usable, strata, seed=seed)
         mp = monotone_repair(fa.c_a, aux, np.where(usable, fa.y, np.nan), usable, rho,
                              weights=fa.w)
         true_gap = (fa.w @ (gate.constant - fa.y) ** 2 - fa.w @ (mp.predict(fa.c_a) - fa.y) ** 2

@@ -22,7 +22,7 @@ SCRIPTS = sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
 TOKEN = re.compile(r"(?<![A-Za-z_])([A-Z][A-Z0-9]+(?:-[A-Z]+)?|[μ⊥Δβπθγσα][*_A-Za-z]*|T_[a-z]+)")
 #: Not jargon of this project: file formats, the web, system and model names, the app.
 ORDINARY = {"URL", "CSV", "HTML", "PNG", "JSON", "QA", "GPT", "BERT", "DPR", "BEM", "ARBITER",
-            "A3", "API", "ID", "OK"}
+            "A3", "API", "ID", "OK", "MB"}
 
 
 def _tokens(path: Path) -> set[str]:

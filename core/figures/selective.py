@@ -99,8 +99,8 @@ def _crosses(sweep: pd.DataFrame, x0: float, x1: float, y0: float, y1: float) ->
         for i in range(len(xs) - 1):
             if max(xs[i], xs[i + 1]) < x0 or min(xs[i], xs[i + 1]) > x1:
                 continue
-            lo, hi = np.nanmin(ys[i:i + 2]), np.nanmax(ys[i:i + 2])
-            if np.isfinite(lo) and lo <= y1 and hi >= y0:
+            seg = ys[i:i + 2][np.isfinite(ys[i:i + 2])]  # no answers: selective accuracy NaN
+            if seg.size and seg.min() <= y1 and seg.max() >= y0:
                 return True
     return False
 
