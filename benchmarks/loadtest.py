@@ -36,7 +36,8 @@ Per server:
    interactions on it (a mode value for a random slider, select slider, selectbox, radio,
    segmented control / pills, multiselect, toggle or number input found in the deltas, other
    than the value it shows when there is a choice), then move to the next page. Think time is
-   0.25–0.75 s, at most one ``BackMsg`` is in flight per session, and a widget inside a
+   1–3 s (``--think-min``/``--think-max``; see the README for why), at most one ``BackMsg`` is
+   in flight per session, and a widget inside a
    fragment (``delta.fragment_id``) is rerun with ``rerun_script.fragment_id`` as a browser
    does. Like a browser, the client sends back the URL query string the server sets
    (``page_info_changed``) and the hashes of the cacheable messages it holds
@@ -1817,7 +1818,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="pass --runner.postScriptGC=VALUE (default: leave the config as is)")
     ap.add_argument("--pages", nargs="+", metavar="PAGE",
                     help="subset of pages by URL path (home, Walkthrough, Leaderboard, …)")
-    ap.add_argument("--warm-interactions", type=int, default=12,
+    ap.add_argument("--warm-interactions", type=int, default=24,
                     help="interactions per page for the one-visitor warm measurement")
     ap.add_argument("--no-warm", action="store_true",
                     help="skip the warm-up pass and the one-visitor warm measurement")
@@ -1828,8 +1829,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     f"{'/'.join(BIAS_KEYS)} for one visitor (0: skip; default 12)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="seconds a rerun may take before it counts as a timeout")
-    ap.add_argument("--think-min", type=float, default=0.25)
-    ap.add_argument("--think-max", type=float, default=0.75)
+    ap.add_argument("--think-min", type=float, default=1.0,
+                    help="shortest pause between a session's actions, s (default 1)")
+    ap.add_argument("--think-max", type=float, default=3.0,
+                    help="longest pause, s (default 3; 0.25/0.75 is the stress setting)")
     ap.add_argument("--no-msg-cache", action="store_true",
                     help="do not send cached_message_hashes (browsers do)")
     ap.add_argument("--no-compression", action="store_true",
