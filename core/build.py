@@ -1,9 +1,14 @@
 """Build a store: generate the seed-000 testbed, fit every resolver, write it all to DuckDB.
 
 The one place that joins the layers a fresh store needs (testbed → resolvers → evaluation,
-the shipped NQ-open files of seed 003 and seed 002's authored world, checked first) and
-hands the result to :mod:`core.store`, which itself only reads and writes tables, so the
-store never imports the evaluation it is read by.
+seed 000's NL memory path, the shipped NQ-open files of seed 003 and seed 002's authored
+world, checked first) and hands the result to :mod:`core.store`, which itself only reads and
+writes tables, so the store never imports the evaluation it is read by.
+
+The NL memory (seed 000 §8.6 stages 4–6, :mod:`core.prose.tables`): every persona is rendered
+and our deterministic extractor reads μ̂ back from the prose (``atoms`` of kind ``extracted``,
+extractor ``'arbiter-template'``); the documents and their sentence lines
+(``renders``, ``render_lines``) are kept for the personas of :data:`PROSE_SPLITS`.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections.abc import Callable
 
 from .calibration.nq301 import load_shipped_nq301
 from .evaluation.run import predictions_frame, run_testbed
+from .prose.tables import prose_tables
 from .records.checks import check_world
 from .records.tables import study_tables
 from .records.world import load_world
@@ -20,7 +26,10 @@ from .store import StoreInfo, check_store_destination, write_store
 from .testbed.config import TestbedConfig
 from .testbed.generate import generate
 
-__all__ = ["build_store"]
+__all__ = ["PROSE_SPLITS", "build_store"]
+
+#: the splits whose documents and sentence lines the store keeps (μ̂ is stored for all)
+PROSE_SPLITS = ("train", "dev", "calibration", "test")
 
 
 def build_store(
@@ -30,8 +39,8 @@ def build_store(
     progress: Callable[[str, float], None] | None = None,
     evaluate: bool = True,
 ) -> StoreInfo:
-    """Generate the testbed of ``config`` and write it, with GT, μ* and (unless
-    ``evaluate=False``) every resolver's cached test predictions, to ``path``.
+    """Generate the testbed of ``config`` and write it, with GT, μ*, our extractor's μ̂, the
+    prose and (unless ``evaluate=False``) every resolver's cached test predictions, to ``path``.
 
     ``path`` is checked with :func:`check_store_destination` before anything is generated.
     """
@@ -45,9 +54,13 @@ def build_store(
     if evaluate:
         step("fitting, calibrating and scoring every resolver", 0.15)
         preds = predictions_frame(run_testbed(tb), run_id=f"default-{config.key}")
+    step("rendering the prose and extracting μ̂ from it", 0.25)
+    prose = prose_tables(tb, keep=tb.personas["split"].isin(PROSE_SPLITS).to_numpy())
     extra = dict(study_tables(world))
     shipped = load_shipped_nq301()
     if shipped is not None:
         extra |= {"nq301_items": shipped[0], "nq301_answers": shipped[1]}
     return write_store(path, tb, origin="generated", config=config.to_dict(),
-                       predictions=preds, extra_tables=extra, progress=progress)
+                       extracted_atoms=prose.extracted, renders=prose.renders,
+                       render_lines=prose.render_lines, predictions=preds,
+                       extra_tables=extra, progress=progress)

@@ -233,27 +233,37 @@ def _cmd_build(args) -> int:
 
 
 def _cmd_import(args) -> int:
-    from .store import write_store
+    from .prose.compare import release_renders
+    from .prose.tables import release_prose_tables
+    from .store import RELEASE_EXTRACTOR, write_store
     from .testbed.importer import ReleaseFormatError, load_release
 
     try:
         rel = load_release(args.dir)
     except ReleaseFormatError as exc:
         raise UsageError(f"import-release: {exc}") from None
+    personas = rel.testbed.personas
+    docs = {(int(seed), pid): text for seed in personas["seed"].unique()
+            for pid, text in release_renders(args.dir,
+                                             personas[personas["seed"] == seed]).items()}
+    prose = release_prose_tables(docs)
     info = write_store(args.db, rel.testbed, origin=f"release:{Path(args.dir).resolve()}",
                        config={"release": str(Path(args.dir).resolve())},
                        reference_labels=rel.reference_labels,
-                       extracted_atoms=rel.extracted_atoms, llm_answers=rel.llm_answers)
+                       extracted_atoms=rel.extracted_atoms, extractor=RELEASE_EXTRACTOR,
+                       renders=prose.renders, render_lines=prose.render_lines,
+                       llm_answers=rel.llm_answers)
     for note in rel.skipped:
         print(f"note: {note}", file=sys.stderr)
     print(f"imported {info.n_personas} personas into {info.path}: "
           f"{len(rel.reference_labels)} reference labels, {len(rel.extracted_atoms)} extracted "
-          f"atoms, {len(rel.llm_answers)} LLM answers")
+          f"atoms, {len(rel.llm_answers)} LLM answers, {len(docs)} NL renders")
     _write_json(args.json, {"command": "import-release", "db": info.path,
                             "personas": info.n_personas,
                             "reference_labels": len(rel.reference_labels),
                             "extracted_atoms": len(rel.extracted_atoms),
-                            "llm_answers": len(rel.llm_answers), "skipped": rel.skipped})
+                            "llm_answers": len(rel.llm_answers), "renders": len(docs),
+                            "skipped": rel.skipped})
     return 0
 
 

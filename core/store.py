@@ -9,8 +9,17 @@ Tables (the design card §4; names and meanings are a contract):
 * ``src_profile`` – one row per persona; ``knobs`` – the source knobs per persona.
 * ``ground_truth(seed, persona_id, question_id, answer, detail)`` – our label functions.
 * ``reference_labels(seed, persona_id, question_id, answer)`` – labels imported from a release.
-* ``atoms(seed, persona_id, question_id, source, kind, value)`` – kind ``readout`` (μ*) or
-  ``extracted`` (μ̂ from a release); ``value`` NULL means no atom.
+* ``atoms(seed, persona_id, question_id, source, kind, value, extractor)`` – kind ``readout``
+  (μ*, ``extractor`` NULL) or ``extracted`` (μ̂; ``extractor`` names who read the prose:
+  ``'arbiter-template'`` for our deterministic extractor on a generated store, the release's
+  extractor for an imported one, :data:`RELEASE_EXTRACTOR`, or the model of
+  ``python -m core llm extract --db``); ``value`` NULL means no atom. A persona has the
+  extracted atoms of one extractor at most (each writer replaces a persona's rows).
+* ``renders(seed, persona_id, doc)`` – the NL memory document of a persona (seed 000 §8.6
+  stage 4): our render on a generated store, the release's ``nl_renders`` on an imported one.
+* ``render_lines(seed, persona_id, section, day_index, field, start, end)`` – one row per
+  (sentence, field it states) of a stored document; ``doc[start:end]`` is the sentence
+  (``core.prose.tables``). Quote ``"end"`` in SQL.
 * ``llm_answers``, ``predictions``, ``runs`` – frozen LLM answers and cached resolver outputs.
 * ``nq301_items``, ``nq301_answers`` – seed 003's real NQ-open case (shipped in ``data/nq301``).
 
@@ -45,6 +54,7 @@ from .testbed.vocab import DATES, DAY_INDEX, IS_WEEKEND, N_DAYS
 
 __all__ = [
     "DEFAULT_DB",
+    "RELEASE_EXTRACTOR",
     "SCHEMA_VERSION",
     "StoreInfo",
     "StoreError",
@@ -61,7 +71,10 @@ __all__ = [
     "write_store",
 ]
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
+#: the extractor of a release's ``extracted_atoms/`` (the release files do not name it; the
+#: paper's main extractor is GPT-5.4, seed 000 §8.6 stage 5, and the sample's atoms are its)
+RELEASE_EXTRACTOR = "gpt-5.4"
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "arbiter.duckdb"
 _TABLE = {"events": "events", "profile": "src_profile", "planner": "src_planner",
           "self_report": "src_self_report", "objective": "src_objective", "device": "src_device"}
@@ -188,8 +201,12 @@ def query_df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = Non
         return cur.execute(sql, params or []).df()
 
 
-def atoms_frame(codes: np.ndarray, personas: pd.DataFrame, *, kind: str) -> pd.DataFrame:
-    """Long atom table from a ``(P, 18, 5)`` code array (``-1`` → NULL value)."""
+def atoms_frame(codes: np.ndarray, personas: pd.DataFrame, *, kind: str,
+                extractor: str | None = None) -> pd.DataFrame:
+    """Long atom table from a ``(P, 18, 5)`` code array (``-1`` → NULL value).
+
+    ``extractor`` fills the ``extractor`` column (None for the readout μ*).
+    """
     p = len(personas)
     if codes.shape != (p, len(QIDS), len(SOURCES)):
         raise ValueError(f"atom codes must have shape {(p, len(QIDS), len(SOURCES))}, "
@@ -206,6 +223,7 @@ def atoms_frame(codes: np.ndarray, personas: pd.DataFrame, *, kind: str) -> pd.D
         "source": np.tile(np.asarray(SOURCES, dtype=object), p * len(QIDS)),
         "kind": kind,
         "value": values,
+        "extractor": pd.Series([extractor] * (p * len(QIDS) * len(SOURCES)), dtype=object),
     })
 
 
@@ -232,6 +250,11 @@ def _layer_frame(tb: Testbed, name: str) -> pd.DataFrame:
 
 
 _EMPTY_TABLES = {
+    "atoms": ("seed INTEGER, persona_id VARCHAR, question_id VARCHAR, source VARCHAR, "
+              "kind VARCHAR, value VARCHAR, extractor VARCHAR"),
+    "renders": "seed INTEGER, persona_id VARCHAR, doc VARCHAR",
+    "render_lines": ("seed INTEGER, persona_id VARCHAR, section VARCHAR, day_index SMALLINT, "
+                     "field VARCHAR, start INTEGER, \"end\" INTEGER"),
     "reference_labels": "seed INTEGER, persona_id VARCHAR, question_id VARCHAR, answer VARCHAR",
     "llm_answers": ("model VARCHAR, variant VARCHAR, seed INTEGER, persona_id VARCHAR, "
                     "question_id VARCHAR, answer VARCHAR, would_skip BOOLEAN"),
@@ -307,6 +330,9 @@ def write_store(
     config: dict,
     reference_labels: pd.DataFrame | None = None,
     extracted_atoms: pd.DataFrame | None = None,
+    extractor: str = RELEASE_EXTRACTOR,
+    renders: pd.DataFrame | None = None,
+    render_lines: pd.DataFrame | None = None,
     llm_answers: pd.DataFrame | None = None,
     predictions: pd.DataFrame | None = None,
     extra_tables: dict[str, pd.DataFrame] | None = None,
@@ -317,6 +343,11 @@ def write_store(
     ``predictions`` (the frame of :func:`core.evaluation.run.predictions_frame`, one
     ``run_id``) are cached in the store and that run becomes the store's default run.
     ``extra_tables`` are copied as they are (e.g. the NQ-open tables of seed 003).
+    ``extracted_atoms`` (``seed, persona_id, question_id, source, value`` and optionally
+    ``extractor``) become the ``atoms`` rows of kind ``extracted``; a row without an extractor
+    name gets ``extractor`` (default: a release's, :data:`RELEASE_EXTRACTOR`). ``renders`` and
+    ``render_lines`` fill those tables (:mod:`core.prose.tables` builds them); without them
+    the tables are empty.
 
     The store is written to ``<path>.tmp-<pid>`` and renamed over ``path`` only when every
     table is in place; on any error the temporary file is removed and ``path`` is untouched.
@@ -338,12 +369,15 @@ def write_store(
         step("reading atoms", 0.5)
         atoms = atoms_frame(readout(tb), tb.personas, kind="readout")
         if extracted_atoms is not None and len(extracted_atoms):
-            atoms = pd.concat([atoms, extracted_atoms.assign(kind="extracted")[atoms.columns]],
-                              ignore_index=True)
+            named = (extracted_atoms["extractor"] if "extractor" in extracted_atoms
+                     else pd.Series(None, index=extracted_atoms.index, dtype=object))
+            hat = extracted_atoms.assign(kind="extracted",
+                                         extractor=named.where(named.notna(), extractor))
+            atoms = pd.concat([atoms, hat[atoms.columns]], ignore_index=True)
         step("writing the store", 0.65)
         personas = tb.personas[list(PERSONA_COLUMNS)].copy()
         personas["row"] = np.arange(tb.n)
-        frames = {"personas": personas, "ground_truth": gt, "atoms": atoms}
+        frames = {"personas": personas, "ground_truth": gt}
         for name, table in _TABLE.items():
             frames[table] = _layer_frame(tb, name)
         knobs = tb.knobs.copy()
@@ -360,7 +394,7 @@ def write_store(
                                        built_at, default_run]})
         frames["meta"] = meta
         for name, frame in (extra_tables or {}).items():
-            if not name.isidentifier() or name in frames:
+            if not name.isidentifier() or name in frames or name in _EMPTY_TABLES:
                 raise ValueError(f"bad extra table name {name!r}")
             frames[name] = frame
         con = duckdb.connect(str(tmp))
@@ -373,8 +407,9 @@ def write_store(
             for table, cols in _EMPTY_TABLES.items():
                 with con.cursor() as cur:
                     cur.execute(f"CREATE TABLE {table} ({cols})")
-            for table, frame in (("reference_labels", reference_labels),
-                                 ("llm_answers", llm_answers)):
+            for table, frame in (("atoms", atoms), ("reference_labels", reference_labels),
+                                 ("llm_answers", llm_answers), ("renders", renders),
+                                 ("render_lines", render_lines)):
                 if frame is not None and len(frame):
                     with con.cursor() as cur:
                         cur.register("frame_in", frame)
@@ -462,13 +497,18 @@ def load_testbed(con: duckdb.DuckDBPyConnection, *, seed: int | None = None,
     return Testbed(personas, knobs=knobs, **layers)
 
 
-def load_atoms(con: duckdb.DuckDBPyConnection, *, kind: str = "readout") -> np.ndarray:
+def load_atoms(con: duckdb.DuckDBPyConnection, *, kind: str = "readout",
+               extractor: str | None = None) -> np.ndarray:
     """Atoms of every persona as int8 codes (P, 18, 5) in persona ``row`` order (−1 = none).
 
-    Personas without any atom of this kind get −1 everywhere (see :func:`atoms_coverage`).
+    Personas without any atom of this kind get −1 everywhere. ``extractor`` keeps the
+    extracted atoms of that extractor only (default: every extracted row; a persona has one
+    extractor's rows at most, see the module docstring).
     """
     if kind not in ("readout", "extracted"):
         raise ValueError(f"kind must be 'readout' or 'extracted', got {kind!r}")
+    if extractor is not None and kind != "extracted":
+        raise ValueError(f"extractor {extractor!r} needs kind='extracted', got {kind!r}")
     n = int(query_df(con, "SELECT count(*) AS n FROM personas")["n"].iloc[0])
     # codes are looked up in SQL against constant tables built from the question spec (no
     # user text), which is much faster than mapping label strings in pandas
@@ -481,7 +521,8 @@ def load_atoms(con: duckdb.DuckDBPyConnection, *, kind: str = "readout") -> np.n
         SELECT p.row, lk.qi, sk.si, lk.code
         FROM atoms a JOIN personas p USING (seed, persona_id)
              JOIN lk USING (question_id, value) JOIN sk USING (source)
-        WHERE a.kind = ? AND a.value IS NOT NULL""", [kind])
+        WHERE a.kind = ? AND a.value IS NOT NULL
+              AND (CAST(? AS VARCHAR) IS NULL OR a.extractor = ?)""", [kind, extractor, extractor])
     out = np.full((n, len(QIDS), len(SOURCES)), -1, np.int8)
     if df.empty:
         return out

@@ -11,8 +11,14 @@ URL state (:mod:`core.urlparams`; a refused value gives one plain-text notice): 
 ``lb_q`` (question), ``lb_src`` (source), ``lb_seed`` (the seed NBF is refitted on) and
 ``lb_learned`` (show the learned table).
 
-About 155 lines, over the 150 target: six tables, five figures with their downloads and the
-plain-words captions between them; every number, table and fact comes from the views.
+A store imported from the authors' release carries their frozen LLM answers: the board adds
+them as rows of their own kind (forced and selective tables, the forest figure) with one
+caption naming the model and the people scored; a store with such answers and no resolver
+results (the sample persona) shows them alone. Nothing changes for a store without them.
+
+About 180 lines, over the 150 target: six tables, five figures with their downloads, the
+plain-words captions between them and the imported-answers rows; every number, table and
+fact comes from the views.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import pages._shared.preload  # noqa: F401  (first: imports everything in one or
 
 import streamlit as st
 
+from core.evaluation.llm_rows import LLM_KIND, LLMRows
 from core.evaluation.run import FORCED_METHODS
 from core.figures import leaderboard as figures
 from core.figures.style import METHOD_SHORT
@@ -37,9 +44,28 @@ st.set_page_config(layout="wide", page_title=f"{PAGE.title} · Arbiter", page_ic
 
 path = str(ui.ensure_store())
 stamp = ui.store_stamp(path)
-split = glue.require_split(path, stamp)
+with ui.store_guard():
+    imported = glue.leaderboard_imported(path, stamp)
+split = glue.require_split(path, stamp, optional=imported is not None)
+
+
+def imported_caption(llm: LLMRows) -> None:
+    """One line: whose answers the imported rows are, and on how many people."""
+    st.caption(f"Rows of the kind *{LLM_KIND}* are the frozen answers of "
+               f"{ui.escape_markdown(', '.join(llm.models))} from the imported release, "
+               f"scored against our ground truth on {llm.people} of the test split (an answer "
+               "outside the answer space, or a missing one, counts wrong), beside the paper's "
+               "number for the same model and prompt.")
+
 
 st.title("Leaderboard: every resolver, beside the paper")
+if split is None:  # an imported release without resolver results: its LLM answers alone
+    st.info("This store holds no resolver results (they need the train people of a built "
+            "store), only the model answers imported with it.", icon=":material/database:")
+    st.header("Imported model answers")
+    imported_caption(imported.llm)
+    glue.show_table(imported.table, key="lb_dl_imported", what="Imported answers", fit=True)
+    st.stop()
 st.caption(f"Accuracy of every resolver on the test split of {len(split.seeds)} seed(s): "
            f"{split.n_clusters:,} simulated people × 18 questions = {split.n_instances:,} "
            "answers, read from the predictions saved in the store (nothing is refitted). Each "
@@ -75,13 +101,15 @@ def board() -> None:
         col.metric(h.short, f"{h.accuracy:.1f} %", border=True, delta_color="off", help=h.help,
                    delta=None if h.delta_paper is None else f"{h.delta_paper:+.1f} pp vs paper")
     key, shown = (path, stamp, v.methods), list(v.methods)
-    glue.show_chart("lb_forest", (*key, b), lambda: figures.forest_figure(v.main, methods=shown),
-                    file_name="leaderboard_forest")
+    glue.show_chart("lb_forest", (*key, b), lambda: figures.forest_figure(
+        v.main, methods=shown, imported=v.imported), file_name="leaderboard_forest")
     st.caption("**Majority Vote** is also the equal-weight form of the ArgRAG argumentation "
                "baseline. **Dawid–Skene** learns each source's confusion table *without any "
                "labels*: its gap to NBF and DSNBF is what the train labels buy. **Source "
                "Reachability** is told the ground truth: a ceiling, not a method.")
     glue.show_table(v.forced, key="lb_dl_forced", what="Forced table", fit=True)
+    if v.llm is not None:
+        imported_caption(v.llm)
 
     st.header("Selective answering")
     st.caption("Each +SKIP variant may abstain; selective accuracy counts only what it "

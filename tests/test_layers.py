@@ -75,8 +75,8 @@ BESIDE = {
     "core": (), "core.stats": (), "core.urlparams": (), "core.frozen": (), "core.glossary": (),
     "core.worker_init": (), "core.pages_registry": (),
     "core.store": ("core.testbed",), "core.audit": ("core.testbed", "core.store"),
-    "core.build": ("core.testbed", "core.evaluation", "core.calibration", "core.records",
-                   "core.store"),
+    "core.build": ("core.testbed", "core.evaluation", "core.calibration", "core.prose",
+                   "core.records", "core.store"),
     "core.cli": None, "core.__main__": None,  # the command line may use everything
 }
 LAYERS = ("core.testbed", "core.resolvers", "core.evaluation", "core.calibration",

@@ -577,6 +577,40 @@ def _records_cases() -> dict[str, Callable[[], list[go.Figure]]]:
     return {"records.timeline_figure": timeline}
 
 
+def _prose_cases() -> dict[str, Callable[[], list[go.Figure]]]:
+    from core.evaluation.decomposition import factorial
+    from core.evaluation.display import table
+    from core.figures import prose as pf
+    from core.prose.views import NoiseView, factorial_view_of, faithfulness_view_of
+
+    def faithfulness():
+        rng = np.random.default_rng(3)
+        star = rng.integers(-1, 2, size=(6, 18, 5)).astype(np.int8)
+        hat = np.where(rng.random(star.shape) < 0.1, -1, star).astype(np.int8)
+        return [pf.faithfulness_figure(faithfulness_view_of(hat, star, extractor="x")),
+                pf.faithfulness_figure(faithfulness_view_of(hat, star, extractor="x",
+                                                            cells="informative"))]
+
+    def noise():
+        methods = list(METHOD_PALETTE)
+        a = np.linspace(55, 85, len(methods))
+        frame = pd.DataFrame({"method": methods, "label": methods, "accuracy_star": a,
+                              "accuracy_hat": a - 5, "change": np.full(len(a), -5.0)})
+        board = table(frame, {"label": "method"}, stem="noise")
+        return [pf.noise_figure(NoiseView("uniform", 0.1, "extracted", 0, board, frame, "x",
+                                          "s", 10, 100, 10, 0.1))]
+
+    def two_by_two():
+        rng = np.random.default_rng(5)
+        cells = [rng.random((40, 18)) < p for p in (0.8, 0.7, 0.75, 0.6)]
+        d = factorial(*cells, rng=np.random.default_rng(0), n_boot=50, a="dsnbf",
+                      b="majority_vote")
+        return [pf.factorial_figure(factorial_view_of(d))]
+
+    return {"prose.faithfulness_figure": faithfulness, "prose.noise_figure": noise,
+            "prose.factorial_figure": two_by_two}
+
+
 #: Public callables that build no figure of their own, and why they need no colour check.
 NOT_BUILDERS = {
     "calibration.rule_colors": "colour helper (test_colour_helpers_hand_out_palette_colours)",
@@ -597,7 +631,7 @@ NOT_BUILDERS = {
 }
 
 CASES = {**_calibration_cases(), **_evaluation_cases(), **_walkthrough_cases(),
-         **_overlay_cases(), **_records_cases()}
+         **_overlay_cases(), **_records_cases(), **_prose_cases()}
 
 
 def _public_callables() -> set[str]:

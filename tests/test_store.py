@@ -101,16 +101,26 @@ def test_contract_tables_and_counts(built):
     try:
         tables = set(query_df(con, "SELECT table_name FROM information_schema.tables")
                      ["table_name"])
-        atoms = query_df(con, "SELECT kind, count(*) AS n, count(value) AS nonnull "
-                              "FROM atoms GROUP BY kind")
+        atoms = query_df(con, "SELECT kind, count(*) AS n, count(value) AS nonnull, "
+                              "count(extractor) AS named, min(extractor) AS extractor "
+                              "FROM atoms GROUP BY kind ORDER BY kind").set_index("kind")
+        prose = query_df(con, "SELECT (SELECT count(*) FROM renders) AS docs, "
+                              "(SELECT count(DISTINCT (seed, persona_id)) FROM render_lines) "
+                              "AS lined")
         splits = query_df(con, "SELECT difficulty, split, count(*) AS n FROM personas "
                                "WHERE seed = 11 GROUP BY ALL ORDER BY ALL")
     finally:
         con.close()
     assert {"personas", "events", "ground_truth", "reference_labels", "atoms", "predictions",
             "runs", "src_profile", "src_planner", "src_self_report", "src_objective",
-            "src_device", "meta", "knobs", "llm_answers"} <= tables
-    assert atoms["n"].iloc[0] == 48 * 18 * 5 and 0 < atoms["nonnull"].iloc[0] < 48 * 90
+            "src_device", "meta", "knobs", "llm_answers", "renders", "render_lines"} <= tables
+    assert list(atoms.index) == ["extracted", "readout"]
+    assert (atoms["n"] == 48 * 18 * 5).all() and (atoms["nonnull"] < 48 * 90).all()
+    assert (atoms["nonnull"] > 0).all()
+    assert atoms.loc["readout", "named"] == 0  # μ* has no extractor
+    assert atoms.loc["extracted", "named"] == 48 * 90
+    assert atoms.loc["extracted", "extractor"] == "arbiter-template"
+    assert prose["docs"].iloc[0] == 48 and prose["lined"].iloc[0] == 48
     expected = CFG.split_counts()  # train 4, dev 1, calibration 2, test 1 of 8
     assert len(splits) == 12
     assert all(splits["n"] == splits["split"].map(expected))

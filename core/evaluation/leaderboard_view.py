@@ -6,10 +6,16 @@ regenerated reference numbers, :mod:`.paper`, already joined by :mod:`.tables`),
 Laplace-smoothed confusion tables). The page reads widgets and draws; the numbers, the narrowed
 tables and the facts its sentences state come from here.
 
-Invariants (``tests/test_leaderboard_view.py``): a headline's accuracy and interval are the
-forced table's row; ``methods`` keeps board order whatever order it was asked in; the
-reachability share is present / (present + absent) of the slices table; a confusion view's
-counts add up to the pooled test instances of the question.
+The frozen LLM answers of an imported release (:mod:`.llm_rows`) join the forced and the
+selective tables as extra rows, after the resolvers, with a ``kind`` column (resolver or
+imported model answers) and the number of people each row is scored on; without them (every
+generated store) the tables are exactly the resolvers' ones.
+
+Invariants (``tests/test_leaderboard_view.py``, ``tests/test_leaderboard_llm.py``): a
+headline's accuracy and interval are the forced table's row; ``methods`` keeps board order
+whatever order it was asked in; the reachability share is present / (present + absent) of the
+slices table; a confusion view's counts add up to the pooled test instances of the question;
+LLM rows never change a resolver row or a headline.
 """
 
 from __future__ import annotations
@@ -24,16 +30,19 @@ from ..resolvers.registry import method_labels, method_short
 from ..testbed.questions import SOURCE_LABELS, SOURCES, question
 from .diagnostics import confusion_matrix, learned_confusion
 from .display import Table, table
+from .llm_rows import LLM_KIND, RESOLVER_KIND, LLMRows
 from .run import FORCED_METHODS
 
 __all__ = [
     "HEADLINE_METHODS",
     "BoardView",
+    "ImportedView",
     "SplitFacts",
     "ConfusionView",
     "Headline",
     "board_view",
     "confusion_view",
+    "imported_view",
     "SourcesView",
     "learned_table",
     "sources_view",
@@ -48,6 +57,9 @@ _FORCED = {"label": "method", "accuracy": "accuracy %", "ci_low": "CI low", "ci_
 _SELECTIVE = {"label": "method", "selective_accuracy": "selective %", "coverage": "coverage %",
               "gain_over_forced": "gain pp", "paper_selective": "paper sel. %",
               "paper_coverage": "paper cov. %"}
+#: the extra columns of a table that has LLM rows
+_KIND = {"label": "method", "kind": "kind"}
+_PEOPLE = {"n_clusters": "people"}
 _SOURCES = {"source": "source", "coverage": "coverage %", "conflict_rate": "conflict %",
             "accuracy": "accuracy %", "acc_low": "Wilson low", "acc_high": "Wilson high"}
 
@@ -97,7 +109,8 @@ class BoardView:
     """The board panel of the chosen methods and bootstrap size.
 
     ``main`` is the forced table (every method, for the forest figure and the download);
-    ``reach_share`` is the percent of test instances where some atom equals GT.
+    ``reach_share`` is the percent of test instances where some atom equals GT; ``llm`` the
+    rows of the imported LLM answers (None when the store has none).
     """
 
     b: int
@@ -110,6 +123,12 @@ class BoardView:
     slices: pd.DataFrame
     reach_share: float
     main: pd.DataFrame
+    llm: LLMRows | None = None
+
+    @property
+    def imported(self) -> pd.DataFrame | None:
+        """The LLM rows for the forest figure (None when there are none)."""
+        return None if self.llm is None or self.llm.empty else self.llm.frame
 
     @property
     def method_key(self) -> str:
@@ -119,7 +138,7 @@ class BoardView:
 
 
 def board_view(main: pd.DataFrame, tables: Mapping[str, pd.DataFrame], *,
-               methods: Sequence[str], b: int) -> BoardView:
+               methods: Sequence[str], b: int, llm: LLMRows | None = None) -> BoardView:
     """The board panel from :func:`.tables.main_table` and the bootstrap-free tables.
 
     Parameters
@@ -129,6 +148,9 @@ def board_view(main: pd.DataFrame, tables: Mapping[str, pd.DataFrame], *,
         Leaderboard's loader names them).
     methods : the methods to show (any order; unknown names raise ``ValueError``).
     b : the bootstrap replicates of ``main``.
+    llm : the imported LLM answers' rows (:func:`.llm_rows.llm_rows`), shown after the
+        resolvers in the forced table and, when they carry skip flags, the selective table;
+        None or empty leaves both tables as they are.
     """
     unknown = sorted(set(methods) - set(FORCED_METHODS))
     if unknown:
@@ -142,15 +164,60 @@ def board_view(main: pd.DataFrame, tables: Mapping[str, pd.DataFrame], *,
                  None if pd.isna(rows.loc[m, "delta_paper"])
                  else float(rows.loc[m, "delta_paper"]), int(b))
         for m in HEADLINE_METHODS if m in rows.index)
-    forced = table(main[main["method"].isin(shown)], _FORCED, stem=f"forced_b{b}", full=main,
-                   formats={"delta_paper": "{:+.1f}"})
-    sel = tables["selective"]
-    selective = table(sel, _SELECTIVE, stem="selective", formats={"gain_over_forced": "{:+.1f}"})
+    rows, sel = main[main["method"].isin(shown)], tables["selective"]
+    forced_fmt, sel_fmt = {"delta_paper": "{:+.1f}"}, {"gain_over_forced": "{:+.1f}"}
+    if llm is None or llm.empty:
+        forced = table(rows, _FORCED, stem=f"forced_b{b}", full=main, formats=forced_fmt)
+        selective = table(sel, _SELECTIVE, stem="selective", formats=sel_fmt)
+    else:
+        extra, people = llm.frame, int(main["n_clusters"].max()) if len(main) else 0
+        forced = table(_with_kind(rows, extra, people=people), {**_KIND, **_FORCED, **_PEOPLE},
+                       stem=f"forced_b{b}", full=_with_kind(main, extra, people=people),
+                       formats=forced_fmt)
+        both = _with_kind(sel, extra[extra["coverage"].notna()], people=people)
+        selective = table(both, {**_KIND, **_SELECTIVE, **_PEOPLE}, stem="selective",
+                          formats=sel_fmt)
     slices = tables["slices"]
     present, absent = float(slices["n_present"].iloc[0]), float(slices["n_absent"].iloc[0])
     share = 100 * present / (present + absent) if present + absent else float("nan")
     return BoardView(int(b), shown, heads, forced, selective, tables["per_type"],
-                     tables["per_difficulty"], slices, share, main)
+                     tables["per_difficulty"], slices, share, main,
+                     None if llm is None or llm.empty else llm)
+
+
+def _with_kind(resolvers: pd.DataFrame, llm: pd.DataFrame, *, people: int) -> pd.DataFrame:
+    """The resolvers' rows (``kind`` resolver) and then the LLM rows, with the columns of
+    both; ``n_clusters`` is the people each row is scored on (``people``, every test person,
+    for a resolver row that lacks it)."""
+    head = resolvers.assign(kind=RESOLVER_KIND)
+    if "n_clusters" not in head:
+        head = head.assign(n_clusters=int(people))
+    if llm.empty:
+        return head
+    cols = list(dict.fromkeys([*head.columns, *llm.columns]))
+    return pd.concat([head, llm.assign(kind=LLM_KIND)], ignore_index=True)[cols]
+
+
+@dataclass(frozen=True)
+class ImportedView:
+    """The imported LLM answers alone, for a store without resolver results (an imported
+    release): their rows as a forced table, and the facts its caption states."""
+
+    llm: LLMRows
+    table: Table
+
+
+def imported_view(llm: LLMRows) -> ImportedView:
+    """The LLM rows of :func:`.llm_rows.llm_rows` as a table of their own (``ValueError``
+    when there are none)."""
+    if llm.empty:
+        raise ValueError("no imported LLM answers to show")
+    labels = {"label": "method", **{k: v for k, v in _FORCED.items() if k not in
+                                    ("label", "regenerated")}, **_PEOPLE}
+    if llm.has_skip_flags:
+        labels |= {"selective_accuracy": "selective %", "coverage": "coverage %"}
+    return ImportedView(llm, table(llm.frame, labels, stem=f"llm_rows_b{llm.b}",
+                                   formats={"delta_paper": "{:+.1f}"}))
 
 
 def _source_rows(frame: pd.DataFrame) -> pd.DataFrame:

@@ -30,6 +30,7 @@ from .style import (
 
 __all__ = [
     "DIFFICULTY_LABELS",
+    "IMPORTED_COLOR",
     "axis_label",
     "difficulty_heatmap",
     "forest_figure",
@@ -48,6 +49,10 @@ _PAPER_TICK = {"symbol": "line-ns-open", "size": 24, "color": PAPER_COLOR,
                "line": {"width": 3, "color": PAPER_COLOR}}
 _REGEN_TICK = {"symbol": "line-ns-open", "size": 14, "color": NOMINAL_COLOR,
                "line": {"width": 2.5, "color": NOMINAL_COLOR}}
+# forest plot: imported LLM answers are open squares of one colour that no resolver uses
+IMPORTED_COLOR = HUES["magenta"]
+_IMPORTED_MARKER = {"symbol": "square-open", "size": 11, "color": IMPORTED_COLOR,
+                    "line": {"width": 2.5, "color": IMPORTED_COLOR}}
 
 
 def _label(method: str) -> str:
@@ -62,7 +67,7 @@ def axis_label(method: str) -> str:
 
 
 def forest_figure(table: pd.DataFrame, *, methods: Sequence[str] | None = None,
-                  title: str | None = None) -> go.Figure:
+                  title: str | None = None, imported: pd.DataFrame | None = None) -> go.Figure:
     """Forced accuracy with its 95 % interval per method, paper and regenerated values marked.
 
     Parameters
@@ -73,17 +78,30 @@ def forest_figure(table: pd.DataFrame, *, methods: Sequence[str] | None = None,
     methods : sequence of str, optional
         Methods to show (default: every row); rows are sorted by accuracy, best on top.
     title : str, optional
+    imported : DataFrame, optional
+        Rows of imported LLM answers (:func:`core.evaluation.llm_rows.llm_rows`'s frame:
+        ``method``, ``label``, ``accuracy``, ``ci_low``, ``ci_high``, ``paper``), always
+        shown, sorted in with the methods and drawn as open squares of one colour.
 
     Returns
     -------
     go.Figure
         Trace 0: the paper's values (red ticks); trace 1: the released code's regenerated
-        values (grey ticks) — both skip methods without a reported number; trace 2, drawn on
-        top: our accuracies (``x``) with asymmetric error bars to the interval ends.
+        values (grey ticks) — both skip rows without a reported number; trace 2, drawn on
+        top: our accuracies (``x``) with asymmetric error bars to the interval ends; trace 3,
+        only with ``imported`` rows: theirs, in the same form.
     """
     t = table if methods is None else table[table["method"].isin(list(methods))]
+    t = t.assign(_llm=False)
+    if imported is not None and len(imported):
+        llm = imported[["method", "label", "accuracy", "ci_low", "ci_high", "paper"]].assign(
+            regenerated=np.nan, _llm=True)
+        t = pd.concat([t, llm], ignore_index=True) if len(t) else llm
     t = t.sort_values("accuracy", kind="stable")
-    labels = [_label(m) for m in t["method"]]
+    llm_row = t["_llm"].to_numpy(bool)
+    labels = [str(lab) if is_llm else _label(m)
+              for m, lab, is_llm in zip(t["method"], t.get("label", t["method"]), llm_row,
+                                        strict=True)]
     acc = t["accuracy"].to_numpy(float)
     fig = go.Figure()
     for col, name, marker in (("paper", "paper (seed 000)", _PAPER_TICK),
@@ -94,16 +112,23 @@ def forest_figure(table: pd.DataFrame, *, methods: Sequence[str] | None = None,
             x=vals[keep], y=[lab for lab, k in zip(labels, keep, strict=True) if k],
             mode="markers", name=name, marker=dict(marker),
             hovertemplate=f"%{{y}}: {name} %{{x:.1f}} %<extra></extra>"))
-    fig.add_trace(go.Scatter(
-        x=acc, y=labels, mode="markers", name="this run (95 % CI)",
-        marker={"size": 11, "color": [method_color(m) for m in t["method"]]},
-        error_x={"type": "data", "symmetric": False,
-                 "array": t["ci_high"].to_numpy(float) - acc,
-                 "arrayminus": acc - t["ci_low"].to_numpy(float),
-                 "color": REFERENCE_COLOR, "thickness": 1.5, "width": 4},
-        customdata=np.stack([t["ci_low"], t["ci_high"]], axis=1),
-        hovertemplate="%{y}: %{x:.1f} % [%{customdata[0]:.1f}, %{customdata[1]:.1f}]"
-                      "<extra></extra>"))
+    groups = [(~llm_row, "this run (95 % CI)",
+               {"size": 11, "color": [method_color(m) for m in t["method"][~llm_row]]})]
+    if llm_row.any():
+        groups.append((llm_row, "imported model answers (95 % CI)", _IMPORTED_MARKER))
+    for rows, name, marker in groups:
+        a, r = acc[rows], t[rows]
+        fig.add_trace(go.Scatter(
+            x=a, y=[lab for lab, k in zip(labels, rows, strict=True) if k], mode="markers",
+            name=name, marker=marker,
+            error_x={"type": "data", "symmetric": False,
+                     "array": r["ci_high"].to_numpy(float) - a,
+                     "arrayminus": a - r["ci_low"].to_numpy(float),
+                     "color": REFERENCE_COLOR, "thickness": 1.5, "width": 4},
+            customdata=np.stack([r["ci_low"].to_numpy(float), r["ci_high"].to_numpy(float)],
+                                axis=1),
+            hovertemplate="%{y}: %{x:.1f} % [%{customdata[0]:.1f}, %{customdata[1]:.1f}]"
+                          "<extra></extra>"))
     fig.update_layout(**titled_layout(height=110 + 34 * len(t), title=title))
     fig.update_xaxes(title_text="Forced macro accuracy (%), pooled over seeds",
                      zeroline=False, showgrid=True)

@@ -273,7 +273,7 @@ def write_to_store(con, result: RunResult, *, variant: str = "direct") -> int:
     """
     keys = pd.DataFrame(list(result.outputs), columns=["seed", "persona_id"])
     if result.task == "extract":
-        frame = result.atoms_frame().assign(kind="extracted")
+        frame = result.atoms_frame().assign(kind="extracted", extractor=result.model)
         delete = ("DELETE FROM atoms WHERE kind = 'extracted' AND (seed, persona_id) IN "
                   "(SELECT seed, persona_id FROM keys_in)")
         table, params = "atoms", []

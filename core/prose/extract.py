@@ -17,6 +17,8 @@ Invariants (tested)
 * Every atom keeps the sentences it read: :meth:`Extraction.spans` lists the ``(section,
   day_index, field, start, end)`` of the lines that stated a field its rule reads (the
   question's day window, and the context source's lines as well).
+* :func:`atom_lines` is the one selection rule behind :meth:`Extraction.spans`, and it works
+  on any frame of sentence rows, also the store's ``render_lines`` table.
 * A line that matches no template is ignored (its fields keep the defaults of a silent
   source: unavailable day, ⊥ numbers), never an error.
 """
@@ -36,7 +38,8 @@ from ..testbed.schema import Testbed, blank_testbed
 from ..testbed.vocab import DATES, N_DAYS
 from .render import NO_SIGNALS, SECTIONS, UNAVAILABLE
 
-__all__ = ["INFORMATIVE", "READS", "Extraction", "extract", "template_of"]
+__all__ = ["INFORMATIVE", "READS", "Extraction", "atom_lines", "atom_window", "extract",
+           "template_of"]
 
 PRO, PLA, SLF, OBJ, DEV = range(5)
 _LAYER = ("profile", "planner", "self_report", "objective", "device")
@@ -144,6 +147,8 @@ _T = [
     (PLA, ("- Planne",),
      r"- Planned bedtime " + _CLOCKS
      + r", wake \d\d:\d\d, targeting (?P<dur>[\d.]+) hours of sleep\.", _sleep),
+    (PLA, ("- No sle",), r"- No sleep target set\.",
+     lambda m: {"bedtime_min": -1, "duration_h": float("nan")}),
     (PLA, ("- Planne", "- No wor"),
      r"- (?:Planned .+ for (?P<min>\d+) minutes|No workout planned)\.",
      lambda m: {"ex_intended": m["min"] is not None, "ex_min": int(m["min"] or 0)}),
@@ -306,23 +311,48 @@ class Extraction:
             persona = hits[0]
         if not 0 <= int(persona) < len(self.persona_ids):
             raise ValueError(f"persona position {persona} outside [0, {len(self.persona_ids)})")
-        if qid not in READS:
-            raise ValueError(f"unknown question {qid!r} (expected one of {', '.join(QIDS)})")
-        if source not in SOURCES:
-            raise ValueError(f"unknown source {source!r} (expected one of {', '.join(SOURCES)})")
-        s = SOURCES.index(source)
         f = self.frames
-        rows = f["doc"] == int(persona)
-        if not INFORMATIVE[QIDS.index(qid), s]:
-            return f[np.zeros(len(f), dtype=bool)]
-        context, own = READS[qid]
-        keep = np.zeros(len(f), dtype=bool)
-        for src, field in (*context, *own.get(s, ())):
-            lo, hi = _WINDOW_SRC.get((qid, src), _WINDOW.get(qid, _ALL_DAYS))
-            day = f["day_index"]
-            keep |= ((f["section"] == SECTIONS[src]) & (f["field"] == field)
-                     & ((day == 0) | ((day >= lo) & (day <= hi)))).to_numpy()
-        return f[rows.to_numpy() & keep].sort_values("start")
+        rows = (f["doc"] == int(persona)).to_numpy()
+        return f[rows & atom_lines(f, qid, source)].sort_values("start")
+
+
+def atom_lines(lines: pd.DataFrame, qid: str, source: str) -> np.ndarray:
+    """Bool mask of the rows of ``lines`` that the atom ``(qid, source)`` reads.
+
+    ``lines`` has one row per (sentence, field it states) with at least the columns
+    ``section`` (a heading of :data:`~core.prose.render.SECTIONS`), ``day_index`` (0 for the
+    undated profile, 1–30) and ``field``: the frames of :class:`Extraction` and
+    :class:`~core.prose.render.Rendered`, or the store's ``render_lines`` rows of any number
+    of documents (the mask does not look at which document a row belongs to). A row is read
+    when its (section, field) is one :data:`READS` lists for ``qid`` (the source's own reads
+    and the question's context reads) and its day lies in the question's window (the last
+    14 days for C2 and C3, the last 7 for Ctrl1 and for the dated Ctrl2 sources, otherwise
+    the whole month; the profile's undated lines always). All ``False`` for a cell outside
+    the source–question map (the benchmark specification §2.4): its atom is forced to ⊥.
+    :meth:`Extraction.spans` is this mask on one document. ``ValueError`` for an unknown
+    question or source.
+    """
+    if qid not in READS:
+        raise ValueError(f"unknown question {qid!r} (expected one of {', '.join(QIDS)})")
+    if source not in SOURCES:
+        raise ValueError(f"unknown source {source!r} (expected one of {', '.join(SOURCES)})")
+    s = SOURCES.index(source)
+    keep = np.zeros(len(lines), dtype=bool)
+    if not INFORMATIVE[QIDS.index(qid), s]:
+        return keep
+    context, own = READS[qid]
+    section, field = lines["section"], lines["field"]
+    day = np.asarray(lines["day_index"], dtype=np.int64)
+    for src, name in (*context, *own.get(s, ())):
+        lo, hi = atom_window(qid, src)
+        keep |= ((section == SECTIONS[src]).to_numpy(bool) & (field == name).to_numpy(bool)
+                 & ((day == 0) | ((day >= lo) & (day <= hi))))
+    return keep
+
+
+def atom_window(qid: str, source_index: int) -> tuple[int, int]:
+    """The (first, last) day index the reads of ``qid`` take from source ``source_index``."""
+    return _WINDOW_SRC.get((qid, source_index), _WINDOW.get(qid, _ALL_DAYS))
 
 
 def _locate(texts: list[str]):

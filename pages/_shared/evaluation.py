@@ -15,7 +15,10 @@ frame as an argument, and every cache is bounded (``max_entries``). Small frames
 * Store-free: :func:`lab_pair` (the nominal and one bias-lab setting of one seed) and
   :func:`lab_grid` (the 3 × 3 bias × dropout grid of one seed).
 * The pages' view objects (one per panel, shared and read-only): :func:`leaderboard_split`
-  (:func:`require_split` stops the page when the store has none), :func:`leaderboard_board`,
+  (:func:`require_split` stops the page when the store has none, or returns None for a store
+  that holds imported LLM answers only), :func:`load_llm_rows` and
+  :func:`leaderboard_imported` (the imported LLM answers' rows, :mod:`core.evaluation.llm_rows`;
+  None when the store has none), :func:`leaderboard_board`,
   :func:`leaderboard_sources`, :func:`leaderboard_confusion`, :func:`leaderboard_learned`
   (:mod:`core.evaluation.leaderboard_view`), :func:`lab_view_of` and :func:`lab_grid_view`
   (:mod:`core.evaluation.lab_view`), :func:`lab_seeds`; :func:`show_table` draws a view's
@@ -39,14 +42,17 @@ from core.evaluation.lab_view import GridView, LabView, grid_view, lab_view
 from core.evaluation.leaderboard_view import (
     BoardView,
     ConfusionView,
+    ImportedView,
     SourcesView,
     SplitFacts,
     board_view,
     confusion_view,
+    imported_view,
     learned_table,
     sources_view,
     split_facts,
 )
+from core.evaluation.llm_rows import LLMRows, llm_rows, load_llm_inputs
 from core.evaluation.metrics import RiskCoverage, risk_coverage
 from core.evaluation.robustness import perturbation_grid
 from core.evaluation.run import SeedRun, run_seed
@@ -88,6 +94,7 @@ __all__ = [
     "lab_view_of",
     "leaderboard_board",
     "leaderboard_confusion",
+    "leaderboard_imported",
     "leaderboard_learned",
     "leaderboard_sources",
     "leaderboard_split",
@@ -95,6 +102,7 @@ __all__ = [
     "show_chart",
     "reset_knobs",
     "load_cached_runs",
+    "load_llm_rows",
     "load_main_table",
     "load_persona_predictions",
     "load_risk_coverage",
@@ -287,23 +295,42 @@ def leaderboard_split(path: str, stamp: int) -> SplitFacts:
     return split_facts(load_cached_runs(path, stamp))
 
 
-def require_split(path: str, stamp: int) -> SplitFacts:
+def require_split(path: str, stamp: int, *, optional: bool = False) -> SplitFacts | None:
     """:func:`leaderboard_split`, or one error line and the end of the script when the
-    store has no resolver results."""
+    store has no resolver results (``optional=True``: None instead, for a page that has
+    something else to show)."""
     with store_guard():
         try:
             return leaderboard_split(path, stamp)
         except StoreError as exc:
+            if optional:
+                return None
             st.error(f"No resolver results to show: {public_message(exc)}",
                      icon=":material/database:")
             st.stop()
 
 
+@shared_cache(max_entries=8, spinner="Scoring the imported model answers…")
+def load_llm_rows(path: str, stamp: int, b: int) -> LLMRows | None:
+    """The imported LLM answers' board rows with ``b`` replicates (None: the store has none)."""
+    answers, truth = load_llm_inputs(get_connection(path, stamp))
+    rows = llm_rows(answers, truth, b=int(b)) if len(answers) else None
+    return None if rows is None or rows.empty else rows
+
+
+@shared_cache(max_entries=4)
+def leaderboard_imported(path: str, stamp: int) -> ImportedView | None:
+    """The imported LLM answers on their own (2,000 replicates; None: the store has none)."""
+    rows = load_llm_rows(path, stamp, 2000)
+    return None if rows is None else imported_view(rows)
+
+
 @shared_cache(max_entries=32)
 def leaderboard_board(path: str, stamp: int, b: int, methods: tuple[str, ...]) -> BoardView:
-    """The Leaderboard's board panel: ``b`` replicates, ``methods`` shown (board order)."""
+    """The Leaderboard's board panel: ``b`` replicates, ``methods`` shown (board order), and
+    the imported LLM answers' rows when the store has any."""
     return board_view(load_main_table(path, stamp, int(b)), load_tables(path, stamp),
-                      methods=tuple(methods), b=int(b))
+                      methods=tuple(methods), b=int(b), llm=load_llm_rows(path, stamp, int(b)))
 
 
 @shared_cache(max_entries=4)
