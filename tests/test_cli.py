@@ -89,7 +89,7 @@ def test_evaluate_extracted_without_atoms_is_bad_input(tmp_path, capsys):
     assert main(["build", "--db", str(db), "--seeds", "5", "--personas-per-difficulty",
                  "8"]) == 0
     # a generated store holds our extractor's μ̂ (issue 11), so mixed mode works on it ...
-    assert main(["evaluate", "--db", str(db), "--input", "extracted", "--bootstrap", "20"]) == 0
+    assert main(["evaluate", "--db", str(db), "--input", "extracted", "--bootstrap", "100"]) == 0
     con = duckdb.connect(str(db))
     with con.cursor() as cur:
         cur.execute("DELETE FROM atoms WHERE kind = 'extracted'")

@@ -312,8 +312,7 @@ def test_cli_decompose_prose_with_noise(small_store, tmp_path, capsys):
 @pytest.mark.parametrize("extra, fragment", [
     (["--a", "nbf", "--b", "nbf"], "both 'nbf'"),
     (["--b", "nbf", "--model", "x"], "not allowed with"),
-    (["--input", "extracted"], "no extracted atoms"),
-    (["--model", "struct_llm", "--input", "extracted"], "no extracted atoms"),
+    (["--model", "struct_llm", "--input", "extracted"], "no atom-grid answers"),
     (["--model", "struct_llm"], "needs --input extracted"),
     (["--model", "struct_llm", "--input", "extracted", "--noise", "paper"], "without --noise"),
     (["--bootstrap", "5"], "--bootstrap"),
@@ -324,6 +323,20 @@ def test_cli_decompose_bad_input_is_one_line(small_store, extra, fragment, capsy
     assert main(["decompose", "--db", str(small_store), *extra]) == 2
     err = capsys.readouterr().err
     assert fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_decompose_on_the_stored_mu_hat_is_the_prose_path(small_store, tmp_path, capsys):
+    """A generated store holds our extractor's μ̂ of the test split (issue 11): decomposing it
+    gives the numbers of rendering and extracting the prose again."""
+    reports = []
+    for k, inp in enumerate(("extracted", "prose")):
+        out = tmp_path / f"d{k}.json"
+        assert main(["decompose", "--db", str(small_store), "--input", inp, "--bootstrap",
+                     "100", "--json", str(out)]) == 0
+        reports.append(json.loads(out.read_text()))
+    assert reports[0]["accuracy"] == reports[1]["accuracy"]
+    assert reports[0]["terms"] == reports[1]["terms"]
+    capsys.readouterr()
 
 
 def test_cli_decompose_never_creates_a_store(tmp_path, capsys):

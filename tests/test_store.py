@@ -114,13 +114,15 @@ def test_contract_tables_and_counts(built):
     assert {"personas", "events", "ground_truth", "reference_labels", "atoms", "predictions",
             "runs", "src_profile", "src_planner", "src_self_report", "src_objective",
             "src_device", "meta", "knobs", "llm_answers", "renders", "render_lines"} <= tables
+    n_test = 2 * 3 * CFG.split_counts()["test"]  # 2 seeds × 3 difficulties
     assert list(atoms.index) == ["extracted", "readout"]
-    assert (atoms["n"] == 48 * 18 * 5).all() and (atoms["nonnull"] < 48 * 90).all()
+    assert atoms.loc["readout", "n"] == 48 * 18 * 5 and atoms.loc["readout", "nonnull"] < 48 * 90
+    assert atoms.loc["extracted", "n"] == n_test * 90  # our μ̂ of the test split
     assert (atoms["nonnull"] > 0).all()
     assert atoms.loc["readout", "named"] == 0  # μ* has no extractor
-    assert atoms.loc["extracted", "named"] == 48 * 90
+    assert atoms.loc["extracted", "named"] == n_test * 90
     assert atoms.loc["extracted", "extractor"] == "arbiter-template"
-    assert prose["docs"].iloc[0] == 48 and prose["lined"].iloc[0] == 48
+    assert prose["docs"].iloc[0] == n_test and prose["lined"].iloc[0] == n_test
     expected = CFG.split_counts()  # train 4, dev 1, calibration 2, test 1 of 8
     assert len(splits) == 12
     assert all(splits["n"] == splits["split"].map(expected))
