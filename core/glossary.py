@@ -72,6 +72,32 @@ GLOSSARY: tuple[Term, ...] = (
     Term("Atom", "One source's answer to one question about one person. μ* is read directly "
          "from the source's structured record; μ̂ is what an extractor reads from the "
          "source's prose.", f"{S0}, §4.2", ("μ*", "μ̂")),
+    Term("Memory prose", "Each simulated person's records written out as plain sentences, "
+         "one section per source and one block per day, the way a person's notes and app "
+         "exports would read. The resolvers in the paper see only this text, through an "
+         "extractor.", f"{S0}, §2.1 and §8.6 stage 4 (the NL memory render)",
+         ("NL memory", "render")),
+    Term("Extractor", "A program that reads the memory prose and writes one atom per "
+         "question and source. Arbiter's own extractor follows fixed sentence templates; the "
+         "paper's is a large language model (GPT-5.4).", f"{S0}, §8.6 stages 5–6",
+         ("extraction",)),
+    Term("Faithfulness", "How often the extractor's atom equals the atom read straight from "
+         "the source's structured record: P(μ̂ = μ*), counted over (person, question, source) "
+         "cells. The paper's GPT-5.4 extractor reaches 93.08 %.", f"{S0}, §8.8 and §12.6",
+         ("P(μ̂ = μ*)",)),
+    Term("Extraction noise", "A what-if: flip a share ε of the atoms to another answer, "
+         "uniformly or at the error rates measured for a real extractor, and see what that "
+         "costs each resolver.", f"{S0}, §12.5 (uniform ε) and §12.6 (per-source rates)",
+         ("ε", "noise profile")),
+    Term("Mixed mode", "Fit and calibrate every resolver on the clean atoms μ*, then answer "
+         "the test people from the extracted atoms μ̂: the resolver never learns the "
+         "extractor's mistakes.", f"{S0}, §9.4; the benchmark specification §2.10"),
+    Term("Resolver × input split", "Compare two resolvers on two inputs (μ* and μ̂) in a "
+         "2 × 2 table. The whole gap (A on μ* against B on μ̂) splits exactly into a "
+         "resolution part (the average gap between A and B) and an extraction part (the "
+         "average loss from μ* to μ̂); the interaction says how far the two effects fail to "
+         "add up. Intervals resample whole people.", f"{S0}, §4.2",
+         ("2 × 2", "attribution", "difference of differences")),
     Term("No atom", "The source gives no answer to this question: it does not cover the "
          "topic, or its records for the window were lost.", f"{S0}, §4", ("⊥",)),
     Term("Ground truth", "The answer a fixed rule computes from the latent days; the label "

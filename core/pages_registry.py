@@ -80,6 +80,10 @@ PAGES: tuple[Page, ...] = (
          "One person's records on a timeline: move the as-of date, switch between the "
          "conflict policy and naive recency, read the same facts written six ways, browse "
          "the questions, disclosure and write-back, and score your own response file."),
+    Page("pages/10_Extraction.py", "Extraction", ":material/text_snippet:",
+         "Read a person's records as the prose the resolvers really see, select an atom to "
+         "highlight the sentences it came from, check how faithful the extractor is, and "
+         "flip atoms to see what a worse extractor costs each resolver."),
 )
 
 

@@ -23,9 +23,10 @@ from core.glossary import tip
 from core.testbed.questions import SOURCE_LABELS, SOURCES
 from pages._shared.cache import cached_figure, cached_result
 from pages._shared.instance import choose_instance, why_this_instance
+from pages._shared.prose import prose_html
 from pages._shared.store import ensure_store, load_persona, store_guard, store_stamp
 from pages._shared.ui import csv_bytes, glossary_link, plotly_config, source_chip, table_height
-from pages._shared.walkthrough import panels_of
+from pages._shared.walkthrough import panels_of, prose_excerpt_of
 
 st.set_page_config(layout="wide", page_title="Walkthrough · Arbiter",
                    page_icon=":material/route:")
@@ -105,6 +106,21 @@ st.plotly_chart(cached_figure("wt_sources", instance, lambda: source_days_figure
 with st.expander("What each source distorts, and why", expanded=True):
     for src, note in who.source_notes:
         st.markdown(f"{source_chip(src)} — {note}", unsafe_allow_html=True)
+
+with st.expander("The same records as prose: the sentences the extractor reads for "
+                 f"{qid}", icon=":material/description:"):
+    excerpt = prose_excerpt_of(*instance) if who.split == "test" else ()
+    if not excerpt:
+        st.caption("The store keeps the prose of test personas only; pick one to read it.")
+    for section in excerpt:
+        if section.n_marked:
+            st.markdown(f"{source_chip(section.source)} · {section.n_marked} sentence(s)"
+                        + (f", the first {len(section.lines)} shown"
+                           if section.n_marked > len(section.lines) else ""),
+                        unsafe_allow_html=True)
+            st.html(prose_html(section, height=None))
+    st.caption("The whole document, with the sentences behind any atom highlighted, is on "
+               "the Extraction page.")
 
 # ---------------------------------------------------------------- stage 4: atoms
 st.header("4 · Atoms μ* beside the ground truth")

@@ -44,6 +44,8 @@ PAGES = {
     "pages/8_Glossary.py": ("gl_query",),  # no URL parameters: every one is dropped
     "pages/9_Personal_records.py": ("pr_asof", "pr_policy", "pr_arm", "pr_family", "pr_item",
                                     "pr_cond", "pr_update", "pr_apply"),
+    "pages/10_Extraction.py": ("ex_persona", "ex_q", "ex_src", "ex_profile", "ex_eps", "ex_a",
+                               "ex_b"),
 }
 #: Each hostile value carries this marker, so a leak is easy to find.
 MARK = "QZXJ"

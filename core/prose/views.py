@@ -47,6 +47,7 @@ from .mixed_view import (
 from .render import SECTION_SOURCE, SECTIONS
 
 __all__ = [
+    "DEFAULT_ATOM",
     "MIXED_METHODS",
     "PROFILES",
     "FactorialView",
@@ -70,6 +71,9 @@ __all__ = [
 ]
 
 NO_ATOM = "—"
+#: the atom a page selects first: C3 (bedtime against the plan) from the self-report, which
+#: reads 14 dated sentences of its own and the planner's as context
+DEFAULT_ATOM = ("C3", "daily_self_report")
 #: how a page names a source in a sentence
 SOURCE_WORDS = {"profile_ltm": "the profile", "planner": "the planner",
                 "daily_self_report": "the self-report", "objective_log": "the objective log",

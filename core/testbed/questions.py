@@ -24,6 +24,7 @@ __all__ = [
     "Q_INDEX",
     "SOURCES",
     "SOURCE_LABELS",
+    "SOURCE_SHORT",
     "TYPE_NAMES",
     "Question",
     "bias_predict",
@@ -38,6 +39,10 @@ SOURCE_LABELS = {
     "objective_log": "Objective log",
     "device_log": "Device log",
 }
+#: the sources' short names (grid columns, buttons)
+SOURCE_SHORT = {"profile_ltm": "Profile", "planner": "Planner",
+                "daily_self_report": "Self-report", "objective_log": "Objective",
+                "device_log": "Device"}
 _P, _PL, _S, _O, _D = SOURCES
 
 TYPE_NAMES = {

@@ -41,6 +41,7 @@ MODULES: tuple[str, ...] = (
     "pages._shared.workers", "pages._shared.evaluation", "pages._shared.seed003",
     "pages._shared.pilot", "pages._shared.reversal", "pages._shared.reliability",
     "pages._shared.walkthrough", "pages._shared.instance", "pages._shared.records",
+    "pages._shared.prose",
 )
 
 for _name in MODULES:

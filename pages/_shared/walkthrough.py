@@ -17,15 +17,17 @@ from core.evaluation.walkthrough.answers import (
 from core.evaluation.walkthrough.funnel import ProtocolPanel, protocol_panel
 from core.evaluation.walkthrough.menu import SeedIndex, seed_index
 from core.evaluation.walkthrough.persona import PersonaPanel, persona_panel
-from core.testbed.questions import QIDS
+from core.prose.views import ProseSection
+from core.testbed.questions import QIDS, SOURCES
 
 from .cache import shared_cache
 from .evaluation import load_persona_predictions
 from .params import Choice, default_choice
+from .prose import excerpt_of
 from .store import load_persona, load_personas, load_selection_pool
 
-__all__ = ["panels_of", "persona_panel_of", "protocol_pick", "protocol_panel_of",
-           "question_panel_of", "resolver_panel_of", "seed_index_of"]
+__all__ = ["panels_of", "persona_panel_of", "prose_excerpt_of", "protocol_pick",
+           "protocol_panel_of", "question_panel_of", "resolver_panel_of", "seed_index_of"]
 
 #: Panels kept per kind (one per persona, or per persona and question).
 PANEL_ENTRIES = 128
@@ -85,3 +87,13 @@ def panels_of(path: str, stamp: int, seed: int, persona_id: str, qid: str
     key = (path, stamp, int(seed), str(persona_id))
     return (persona_panel_of(*key), question_panel_of(*key, qid),
             protocol_panel_of(*key, qid), resolver_panel_of(*key, qid))
+
+
+def prose_excerpt_of(path: str, stamp: int, seed: int, persona_id: str, qid: str
+                     ) -> tuple[ProseSection, ...]:
+    """The prose sentences behind ``qid``'s five atoms (at most 6 per source; shared); empty
+    when the store holds no render of this persona (only test personas are rendered)."""
+    try:
+        return excerpt_of(path, stamp, int(seed), str(persona_id), qid, tuple(SOURCES))
+    except ValueError:
+        return ()

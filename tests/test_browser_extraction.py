@@ -1,0 +1,91 @@
+"""Real-browser test of the Extraction page: selecting an atom highlights its sentences.
+
+A ``streamlit run`` server on a small store of this module, Debian's Chromium through
+Playwright (``tests/browser_support.py``). The atom grid is a canvas (Glide Data Grid), so
+a cell is clicked at its position: the grid's rows and header are 35 px high at the default
+row height, and the first column holds the question ids.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from core.build import build_store
+from core.prose.views import prose_personas, prose_view
+from core.store import connect
+from core.testbed.config import TestbedConfig
+from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
+
+pytestmark = BROWSER_MARKS
+expect = pytest.importorskip("playwright.sync_api").expect
+
+ROW = 35  # px: Streamlit's default dataframe row height (the header row too)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """(URL, store) of a headless server on a one-seed store."""
+    tmp = tmp_path_factory.mktemp("extraction_browser")
+    store = tmp / "store.duckdb"
+    build_store(store, TestbedConfig(seeds=(20260321,), personas_per_difficulty=8))
+    with streamlit_server(store, tmp / "streamlit.log") as base:
+        yield base, store
+
+
+def marked(page):
+    return page.locator(".arbiter-marked")
+
+
+def expected(store, qid: str, source: str) -> int:
+    con = connect(store, read_only=True)
+    try:
+        seed, pid = prose_personas(con)[0]
+        v = prose_view(con, seed=seed, persona_id=pid, qid=qid, source=source)
+    finally:
+        con.close()
+    return next(s for s in v.sections if s.source == source).n_marked
+
+
+def test_clicking_an_atom_highlights_the_sentences_it_was_read_from(served, page):
+    base, store = served
+    page.set_viewport_size({"width": 1280, "height": 1600})
+    open_page(page, f"{base}/Extraction")
+    first = expected(store, "C3", "daily_self_report")
+    expect(marked(page).first).to_be_visible()
+    # the chosen section's box plus the whole document's (collapsed expander) hold marks
+    assert marked(page).count() >= first > 0
+
+    # click the grid cell (C2, Planner): row 1 + index of C2, column of the planner
+    grid = page.get_by_test_id("stDataFrame").first
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    header = page.locator("[data-testid='stDataFrame'] canvas").first
+    assert box is not None and header is not None
+    qids = ["A1", "A2", "A3", "B2", "B3", "C2", "C3", "D1", "D2", "E1", "E2", "F1", "F2", "F3",
+            "G1", "G2", "Ctrl1", "Ctrl2"]
+    y = box["y"] + ROW * (1 + qids.index("C2")) + ROW / 2
+    index_w = 48  # the question-id column
+    col_w = (box["width"] - index_w) / 5
+    x = box["x"] + index_w + col_w * 1.5  # the second source column: the planner
+    page.mouse.click(x, y)
+    wait_for_app_run(page)
+    expect(page).to_have_url(re.compile(r".*ex_q=C2.*"))
+    expect(page).to_have_url(re.compile(r".*ex_src=planner.*"))
+    want = expected(store, "C2", "planner")
+    assert want > 0
+    section = page.get_by_test_id("stHtml").first
+    expect(section.locator(".arbiter-marked")).to_have_count(want)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def test_the_source_buttons_move_the_highlight(served, page):
+    base, store = served
+    open_page(page, f"{base}/Extraction?ex_q=E1")
+    page.locator(".st-key-ex_src").get_by_role("radio", name="Device").click()
+    wait_for_app_run(page)
+    want = expected(store, "E1", "device_log")
+    section = page.get_by_test_id("stHtml").first
+    expect(section.locator(".arbiter-marked")).to_have_count(want)
+    expect(page).to_have_url(re.compile(r".*ex_src=device.*"))
