@@ -150,7 +150,13 @@ def noise_panel() -> None:
                      disabled=profile == "paper",
                      help="Share of the atoms flipped to another answer (uniform profile).")
     with store_guard(), st.spinner("Re-scoring every resolver…"):
-        nv = glue.noise_of(*store, profile, float(eps))
+        try:
+            nv = glue.noise_of(*store, profile, float(eps))
+        except ValueError as exc:  # a release of test people only: nothing to fit on
+            st.info(f"The resolvers cannot be fitted on this store: "
+                    f"{escape_markdown(public_message(exc))}. The default store "
+                    "(`python -m core build`) has every split.", icon=":material/info:")
+            return
     st.caption(f"Every resolver was fitted on the clean atoms and now answers from the flipped "
                f"extracted atoms (mixed mode, see the glossary). {nv.story}")
     show_chart("ex_noise", (*store, profile, nv.eps), lambda: figures.noise_figure(nv),

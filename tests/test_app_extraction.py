@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.cli import main
 from core.prose.views import (
     ProseLine,
     ProseSection,
@@ -22,6 +23,8 @@ from core.store import connect
 from pages._shared.prose import MARK_CLASS, prose_html
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "10_Extraction.py")
+WALK = str(Path(__file__).resolve().parents[1] / "pages" / "1_Walkthrough.py")
+SAMPLE = Path(__file__).resolve().parent / "fixtures" / "survey2agent-sample"  # CC BY 4.0
 
 
 @pytest.fixture
@@ -125,3 +128,35 @@ def test_marked_days_keeps_only_the_days_with_a_marked_line():
     assert ">b<" in out and ">c<" in out and ">a<" not in out and ">d<" not in out
     none = prose_html(ProseSection("T", "planner", lines[:1], 0), marked_days=True)
     assert ">a<" in none  # nothing marked: the whole section
+
+
+def test_an_imported_release_shows_its_prose_and_gpt_atoms_without_a_fit(monkeypatch,
+                                                                          tmp_path):
+    """The release sample: one test person, GPT-5.4's atoms, no train split to fit on."""
+    db = tmp_path / "sample.duckdb"
+    assert main(["import-release", str(SAMPLE), "--db", str(db)]) == 0
+    monkeypatch.setenv("ARBITER_DB", str(db))
+    app = AppTest.from_file(PAGE, default_timeout=120)
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    con = connect(db, read_only=True)
+    try:
+        f = faithfulness_view(con)
+        seed, pid = prose_personas(con)[0]
+        v = prose_view(con, seed=seed, persona_id=pid, qid="C3", source="daily_self_report")
+    finally:
+        con.close()
+    assert f.extractor == "gpt-5.4" and (f.k, f.n_cells) == (86, 90)  # docs/prose.md: 95.56 %
+    assert {m.label: m.value for m in app.metric}["Cells equal to μ*"] == "95.56 %"
+    assert marked_count(app) == next(s.n_marked for s in v.sections
+                                     if s.source == "daily_self_report") > 0
+    assert any("cannot be fitted" in i.value for i in app.info)
+    assert any("4 cell(s) differ" in c.value for c in app.caption)
+
+
+def test_the_walkthrough_shows_the_sentences_behind_its_question(app_env, small_store):
+    app = AppTest.from_file(WALK, default_timeout=120)
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    boxes = [h.proto.body for h in app.get("html")]
+    assert boxes and all(MARK_CLASS in b for b in boxes)  # every excerpt line is marked
