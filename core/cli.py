@@ -498,7 +498,8 @@ def _cmd_import_nq301(args) -> int:
 
 
 def _noise_spec(text: str) -> str:
-    """argparse ``type``: an extraction-noise profile (``uniform:EPS``, ``paper``, ``measured``)."""
+    """argparse ``type``: an extraction-noise profile (``uniform:EPS``, ``paper``, ``gemini``,
+    ``measured``)."""
     from .prose.noise import parse_profile
 
     if text == "measured":
@@ -1179,7 +1180,7 @@ def _add_decompose_parser(sub, *, json_help: str, boot, boot_help: str) -> None:
                    help="mu_hat: our extractor on our prose, or the store's imported "
                         "extracted atoms (default %(default)s)")
     d.add_argument("--noise", type=_noise_spec,
-                   help="flip mu_hat with a profile: uniform:EPS, paper or measured")
+                   help="flip mu_hat with a profile: uniform:EPS, paper, gemini or measured")
     d.add_argument("--noise-seed", type=_int_range(0, MAX_SEED), default=0,
                    help=f"random seed of the noise in [0, {MAX_SEED}] (default 0)")
     d.add_argument("--bootstrap", type=boot, default=2000, help=boot_help)

@@ -145,9 +145,10 @@ def noise_panel() -> None:
     n1, n2 = st.columns([1, 2])
     profile = url_segmented(P_PROFILE, "Noise profile", where=n1, help=tip("Extraction noise"),
                             format_func={"uniform": "uniform ε",
-                                         "paper": "GPT-5.4's error rates"}.get)
+                                         "paper": "GPT-5.4's error rates",
+                                         "gemini": "Gemini's (approx.)"}.get)
     eps = url_slider(P_EPS, "Flip rate ε", where=n2, format="%.2f",
-                     disabled=profile == "paper",
+                     disabled=profile != "uniform",
                      help="Share of the atoms flipped to another answer (uniform profile).")
     with store_guard(), st.spinner("Re-scoring every resolver…"):
         try:

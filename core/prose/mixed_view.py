@@ -14,9 +14,10 @@ this?") or μ* (``"readout"``: Table 22's experiment). Both views draw the same 
 for the same arguments, so the board's accuracies are the 2 × 2's cells.
 
 Profiles: ``"uniform"`` flips every non-null atom with probability ``eps``; ``"paper"`` flips
-at the paper's GPT-5.4 error rate of each source (seed 000 §8.8, 3.7–13.5 %) and **ignores
-eps** (the view's ``eps`` is then the profile's mean cell rate). Accuracies are pooled forced
-macro accuracies over the test clusters of every seed (%), as in the 2 × 2.
+at the paper's GPT-5.4 error rate of each source (seed 000 §8.8, 3.7–13.5 %) and ``"gemini"``
+at those rates plus Gemini 3.1 Pro's per-question gaps (§12.6, :meth:`NoiseProfile.gemini`);
+both **ignore eps** (the view's ``eps`` is then the profile's mean cell rate). Accuracies are
+pooled forced macro accuracies over the test clusters of every seed (%), as in the 2 × 2.
 
 Invariants (``tests/test_prose_views.py``): at ``eps = 0`` the noisy column equals the clean
 accuracy on the base input, so with ``base="readout"`` it reproduces the fit's μ* accuracies
@@ -47,7 +48,7 @@ __all__ = ["BASES", "MIXED_METHODS", "PROFILES", "FactorialView", "MixedFit", "N
 #: the methods :func:`mixed_fit` fits by default (Table 22's columns, SSB and Dawid–Skene)
 MIXED_METHODS = ("majority_class", "ssb", "majority_vote", "bcf", "abf", "nbf", "dsnbf",
                  "dawid_skene")
-PROFILES = ("uniform", "paper")
+PROFILES = ("uniform", "paper", "gemini")
 BASES = ("extracted", "readout")
 _INPUT_WORDS = {"extracted": "the extracted atoms μ̂", "readout": "the direct readout μ*"}
 
@@ -157,7 +158,9 @@ def _check_noise(fit: MixedFit, profile: str, eps: float, base: str | None) -> s
 
 
 def _profile(profile: str, eps: float) -> NoiseProfile:
-    return NoiseProfile.uniform(eps) if profile == "uniform" else NoiseProfile.paper()
+    if profile == "uniform":
+        return NoiseProfile.uniform(eps)
+    return NoiseProfile.gemini() if profile == "gemini" else NoiseProfile.paper()
 
 
 def _noisy(fit: MixedFit, profile: str, eps: float, seed: int, base: str

@@ -13,7 +13,9 @@ edge labels are never flipped). Profiles:
   a flip of a non-null atom);
 * :meth:`NoiseProfile.paper` — the paper's GPT-5.4 faithfulness by source
   (:data:`core.evaluation.paper.PAPER_EXTRACTION`), the same rate for every question of a
-  source.
+  source;
+* :meth:`NoiseProfile.gemini` — an approximation of the Gemini 3.1 Pro extractor (§12.6):
+  the GPT-5.4 rates plus Gemini's per-question gaps as the paper states them in words.
 
 Limits: a flip never turns an atom into ⊥ or ⊥ into an atom, so a profile reproduces how
 often an extractor is wrong, not which kind of wrong (§12.6: Gemini's errors are mostly
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..evaluation.paper import PAPER_EXTRACTION
+from ..evaluation.paper import PAPER_EXTRACTION, PAPER_GEMINI_EXTRACTION_GAP
 from ..evaluation.robustness import flip_atoms
 from ..testbed.questions import QIDS, SOURCES
 from .faithfulness import Faithfulness
@@ -73,6 +75,18 @@ class NoiseProfile:
         return cls(name, np.clip(np.nan_to_num(1 - rate, nan=0.0), 0, 1))
 
     @classmethod
+    def gemini(cls) -> NoiseProfile:
+        """An approximation of the Gemini 3.1 Pro extractor (seed 000 §12.6): GPT-5.4's rate
+        by source (:meth:`paper`) plus Gemini's gap by question
+        (``PAPER_GEMINI_EXTRACTION_GAP``, the midpoints of the gaps the paper states in words),
+        clipped to [0, 1]. Its mean rate is 2.5 pp above GPT-5.4's (the paper: 2.0–2.3 pp).
+        """
+        rates = cls.paper().rates.copy()
+        for qid, gap in PAPER_GEMINI_EXTRACTION_GAP.items():
+            rates[QIDS.index(qid)] += gap / 100
+        return cls("gemini", np.clip(rates, 0.0, 1.0))
+
+    @classmethod
     def paper(cls) -> NoiseProfile:
         """The GPT-5.4 extractor's error rate by source (seed 000 §8.8), for every question."""
         by_source = PAPER_EXTRACTION["by_source"]
@@ -103,7 +117,7 @@ def apply_noise(atoms: np.ndarray, profile: NoiseProfile, rng: np.random.Generat
 
 
 def parse_profile(text: str, *, measured: Faithfulness | None = None) -> NoiseProfile:
-    """A profile from its name: ``uniform:EPS``, ``paper`` or ``measured``.
+    """A profile from its name: ``uniform:EPS``, ``paper``, ``gemini`` or ``measured``.
 
     ``measured`` needs the table to build it from. Raises ``ValueError`` naming the text.
     """
@@ -118,8 +132,11 @@ def parse_profile(text: str, *, measured: Faithfulness | None = None) -> NoisePr
         return NoiseProfile.uniform(eps)
     if kind == "paper" and not arg:
         return NoiseProfile.paper()
+    if kind == "gemini" and not arg:
+        return NoiseProfile.gemini()
     if kind == "measured" and not arg:
         if measured is None:
             raise ValueError("the measured profile needs a faithfulness table")
         return NoiseProfile.from_faithfulness(measured)
-    raise ValueError(f"unknown noise profile {text!r} (expected uniform:EPS, paper or measured)")
+    raise ValueError(f"unknown noise profile {text!r} (expected uniform:EPS, paper, gemini or "
+                     "measured)")
