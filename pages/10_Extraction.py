@@ -182,6 +182,14 @@ def noise_panel() -> None:
         show_table(fv.cells, key="ex_dl_cells", what="2 × 2 cells", fit=True)
     with t2:
         show_table(fv.terms, key="ex_dl_terms", what="Attribution", fit=True)
+    if fv.slices is not None:
+        with st.expander("Split by whether some source had the right answer",
+                         icon=":material/call_split:"):
+            st.caption("\"Some source right\": questions where at least one source's clean "
+                       "atom equals the ground truth (source reachability, see the glossary). "
+                       "Where no source is right, a resolver can only guess. The split is made "
+                       "on the clean atoms, for both inputs.")
+            show_table(fv.slices, key="ex_dl_slices", what="Reachability slices", fit=True)
 
 
 noise_panel()

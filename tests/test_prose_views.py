@@ -288,3 +288,21 @@ def test_the_2x2_refuses_bad_arguments(fit, kwargs, match):
     with pytest.raises(ValueError, match=match):
         factorial_view(fit, **{"a": "dsnbf", "b": "majority_vote", "profile": "uniform",
                                "eps": 0.1, "n_boot": 10, **kwargs})
+
+
+def test_the_2x2_slices_split_each_cell_by_reachability(fit):
+    """Seed 000 §4.2 slices: each cell's accuracy on all / GT-present / GT-absent instances,
+    the split made on μ* for both inputs, so the counts are the same in every row and the
+    whole is their instance-weighted mean."""
+    fv = factorial_view(fit, a="dsnbf", b="majority_vote", profile="uniform", eps=0.2,
+                        n_boot=50)
+    sl = fv.slices.full
+    assert len(sl) == 4 and sl["n_present"].nunique() == 1 and sl["n_absent"].nunique() == 1
+    n_p, n_a = int(sl["n_present"].iloc[0]), int(sl["n_absent"].iloc[0])
+    assert n_p + n_a == fv.decomposition.n_instances
+    for row in sl.itertuples():
+        parts = [(row.gt_present, n_p), (row.gt_absent, n_a)]
+        whole = sum(v * n for v, n in parts if n) / (n_p + n_a)
+        assert row.full == pytest.approx(whole)
+        cell = f"{row.arm}_{'star' if row.input == 'readout' else 'hat'}"
+        assert row.full == pytest.approx(fv.decomposition.accuracy[cell])

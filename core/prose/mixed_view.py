@@ -285,6 +285,8 @@ class FactorialView:
         the paper's terms when all four cells are reported (its μ̂ is GPT-5.4's atoms, not a
         noise profile), else empty.
     profile, eps, base, seed : the noise (:class:`NoiseView`).
+    slices : the four cells split by Source Reachability (some μ* atom equals GT, or none:
+        the slices the paper uses under both inputs), or ``None`` without a reach mask.
     """
 
     a: str
@@ -301,6 +303,7 @@ class FactorialView:
     eps: float = float("nan")
     base: str = ""
     seed: int = 0
+    slices: Table | None = None
 
 
 def _factorial_story(d: Decomposition, a: str, b: str, base: str) -> str:
@@ -346,9 +349,20 @@ def factorial_view_of(d: Decomposition, *, profile: str = "", eps: float = float
                        stem=f"factorial_{d.a}_{d.b}_terms",
                        formats={"pp": "{:+.2f}", "ci_low": "{:+.2f}", "ci_high": "{:+.2f}",
                                 "paper": "{:+.2f}"})
+    slices = None
+    if len(d.slices):
+        sl = d.slices.copy()
+        sl["label"] = sl["arm"].map({"a": a_label, "b": b_label})
+        sl["input_words"] = sl["input"].map({"readout": "direct readout μ*",
+                                             "extracted": "extracted μ̂"})
+        slices = table(sl, {"label": "method", "input_words": "input", "full": "all %",
+                            "gt_present": "some source right %",
+                            "gt_absent": "no source right %", "paper_present": "paper, right %",
+                            "paper_absent": "paper, none %"},
+                       stem=f"factorial_{d.a}_{d.b}_slices")
     return FactorialView(d.a, d.b, a_label, b_label, d, cell_table, term_table,
                          _factorial_story(d, _short(a_label), _short(b_label), base), paper,
-                         paper_terms, profile, float(eps), base, int(seed))
+                         paper_terms, profile, float(eps), base, int(seed), slices)
 
 
 def factorial_view(fit: MixedFit, *, a: str, b: str, profile: str, eps: float, seed: int = 0,
