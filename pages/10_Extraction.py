@@ -177,11 +177,8 @@ def noise_panel() -> None:
     st.caption(fv.story)
     show_chart("ex_2x2", (*store, a, b, profile, nv.eps), lambda: figures.factorial_figure(fv),
                file_name=f"factorial_{a}_{b}")
-    t1, t2 = st.columns(2)
-    with t1:
-        show_table(fv.cells, key="ex_dl_cells", what="2 × 2 cells", fit=True)
-    with t2:
-        show_table(fv.terms, key="ex_dl_terms", what="Attribution", fit=True)
+    show_table(fv.cells, key="ex_dl_cells", what="2 × 2 cells", fit=True)
+    show_table(fv.terms, key="ex_dl_terms", what="Attribution", fit=True)
     if fv.slices is not None:
         with st.expander("Split by whether some source had the right answer",
                          icon=":material/call_split:"):

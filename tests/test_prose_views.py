@@ -306,3 +306,9 @@ def test_the_2x2_slices_split_each_cell_by_reachability(fit):
         assert row.full == pytest.approx(whole)
         cell = f"{row.arm}_{'star' if row.input == 'readout' else 'hat'}"
         assert row.full == pytest.approx(fv.decomposition.accuracy[cell])
+
+
+@pytest.mark.parametrize("profile,words", [("paper", "GPT-5.4"), ("gemini", "Gemini")])
+def test_the_noise_story_names_the_profile_s_extractor(fit, profile, words):
+    nv = noise_view(fit, profile=profile, eps=0.0)
+    assert words in nv.story and nv.n_flipped > 0

@@ -217,8 +217,10 @@ def _noise_story(frame: pd.DataFrame, *, profile: str, eps: float, base: str,
     if n_flipped == 0:
         return (f"No atom is flipped, so every method scores what it scores on "
                 f"{_INPUT_WORDS[base]}: {best}.")
-    how = (f"each atom with probability {eps:.2f}" if profile == "uniform"
-           else "at the GPT-5.4 extractor's error rate of each source")
+    how = {"uniform": f"each atom with probability {eps:.2f}",
+           "paper": "at the GPT-5.4 extractor's error rate of each source",
+           "gemini": "at the Gemini extractor's approximate error rate of each question and "
+                     "source"}[profile]
     fused = frame[~frame["method"].isin(["majority_class", "random"])]
     if "majority_class" in set(frame["method"]) and len(fused):
         mc = float(frame.loc[frame["method"] == "majority_class", "accuracy_hat"].iloc[0])
