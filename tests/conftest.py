@@ -22,6 +22,21 @@ def small_store(tmp_path_factory) -> Path:
     return path
 
 
+#: The release sample persona shipped with the tests (CC BY 4.0, see its README).
+SAMPLE = Path(__file__).resolve().parent / "fixtures" / "survey2agent-sample"
+
+
+@pytest.fixture(scope="session")
+def sample_store(tmp_path_factory) -> Path:
+    """The release sample imported once per test session (``python -m core import-release``);
+    one test person, GPT-5.4's atoms and answers, no train split. Read it, don't write."""
+    from core.cli import main
+
+    path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
+    assert main(["import-release", str(SAMPLE), "--db", str(path)]) == 0
+    return path
+
+
 @pytest.fixture(autouse=True)
 def _clear_streamlit_caches():
     """Streamlit's caches are process-global, so AppTests would leak values into each other.

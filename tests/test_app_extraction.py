@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.cli import main
 from core.prose.views import (
     ProseLine,
     ProseSection,
@@ -24,7 +23,6 @@ from pages._shared.prose import MARK_CLASS, prose_html
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "10_Extraction.py")
 WALK = str(Path(__file__).resolve().parents[1] / "pages" / "1_Walkthrough.py")
-SAMPLE = Path(__file__).resolve().parent / "fixtures" / "survey2agent-sample"  # CC BY 4.0
 
 
 @pytest.fixture
@@ -131,10 +129,9 @@ def test_marked_days_keeps_only_the_days_with_a_marked_line():
 
 
 def test_an_imported_release_shows_its_prose_and_gpt_atoms_without_a_fit(monkeypatch,
-                                                                          tmp_path):
+                                                                          sample_store):
     """The release sample: one test person, GPT-5.4's atoms, no train split to fit on."""
-    db = tmp_path / "sample.duckdb"
-    assert main(["import-release", str(SAMPLE), "--db", str(db)]) == 0
+    db = sample_store
     monkeypatch.setenv("ARBITER_DB", str(db))
     app = AppTest.from_file(PAGE, default_timeout=120)
     app.run()

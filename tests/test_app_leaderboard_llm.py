@@ -12,7 +12,6 @@ import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.cli import main
 from core.evaluation.cached import load_runs
 from core.evaluation.llm_rows import LLM_KIND
 from core.evaluation.tables import main_table
@@ -48,11 +47,10 @@ def frame_with(at, column: str, value: str):
     raise AssertionError(f"no table has {value!r} in its {column!r} column")
 
 
-@pytest.fixture(scope="module")
-def sample_db(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("sample") / "sample.duckdb"
-    assert main(["import-release", str(SAMPLE), "--db", str(db)]) == 0
-    return db
+@pytest.fixture
+def sample_db(sample_store) -> Path:
+    """The session's imported release sample (``tests/conftest.py``)."""
+    return sample_store
 
 
 def _by_hand(db: Path, variant: str) -> float:

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.cli import main
 from core.evaluation.leaderboard_view import board_view, imported_view
 from core.evaluation.llm_rows import LLM_KIND, RESOLVER_KIND, llm_rows, load_llm_inputs
 from core.evaluation.metrics import cluster_bootstrap
@@ -255,14 +254,6 @@ def test_forest_figure_draws_llm_rows_in_their_own_style(parts, tiny):
 
 
 # ---------------------------------------------------------------- the released sample
-@pytest.fixture(scope="module")
-def sample_store(tmp_path_factory) -> Path:
-    """``python -m core import-release tests/fixtures/survey2agent-sample --db …``."""
-    db = tmp_path_factory.mktemp("llm") / "sample.duckdb"
-    assert main(["import-release", str(SAMPLE), "--db", str(db)]) == 0
-    return db
-
-
 def test_the_sample_personas_gpt_rows_match_a_count_by_hand(sample_store):
     con = connect(sample_store)
     try:

@@ -40,7 +40,7 @@ from ..evaluation.run import FORCED_METHODS, METHOD_LABELS, SeedRun, run_seed
 from ..frozen import FrozenDict
 from ..resolvers.registry import resolver
 from ..store import load_atoms, query_df
-from .noise import NoiseProfile, apply_noise
+from .noise import NoiseProfile, apply_noise, parse_profile
 
 __all__ = ["BASES", "MIXED_METHODS", "PROFILES", "FactorialView", "MixedFit", "NoiseView",
            "factorial_view", "factorial_view_of", "mixed_fit", "mixed_fit_arrays", "noise_view"]
@@ -158,9 +158,7 @@ def _check_noise(fit: MixedFit, profile: str, eps: float, base: str | None) -> s
 
 
 def _profile(profile: str, eps: float) -> NoiseProfile:
-    if profile == "uniform":
-        return NoiseProfile.uniform(eps)
-    return NoiseProfile.gemini() if profile == "gemini" else NoiseProfile.paper()
+    return parse_profile(f"uniform:{float(eps)!r}" if profile == "uniform" else profile)
 
 
 def _noisy(fit: MixedFit, profile: str, eps: float, seed: int, base: str

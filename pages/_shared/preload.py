@@ -16,11 +16,11 @@ import (ruff's isort keeps it first: see ``[tool.ruff.lint.isort]`` in ``pyproje
 
 from __future__ import annotations
 
-import gc
 import importlib
 import pkgutil
 
 import core
+from core.worker_init import prepare
 
 __all__ = ["MODULES", "imported"]
 
@@ -79,8 +79,7 @@ def _freeze() -> None:
     alive now into the permanent generation (they are still freed by reference counting);
     the worker processes do the same (:func:`core.worker_init.prepare`).
     """
-    gc.collect()
-    gc.freeze()
+    prepare(())  # imports nothing more; collects, then freezes
 
 
 _freeze()
