@@ -19,6 +19,9 @@ from core.evaluation.lab import run_lab
 from pages._shared import workers
 from pages._shared.workers import Call, ResultStore, cached_calls, run_calls, worker_count
 
+# Tolerance for floats computed in another process: a few ulps, far below any shown digit.
+_CLOSE = dict(rtol=1e-12, atol=1e-14)
+
 
 def _dies_in_a_worker(value: int) -> int:
     """Kills the worker process it runs in; inline (in the test process) returns ``value``."""
@@ -61,13 +64,20 @@ def test_pool_equals_inline_on_real_simulations(pool, frames):
     assert workers.worker_pool(worker_count()) is not None
     pooled = run_calls(calls)
     inline = {name: call() for name, call in calls.items()}
-    for field in ("est_tri", "lo_tri", "hi_tri", "est_human", "n_usable", "n_clusters"):
+    # Counts are exact; floats agree to the last few ulps only. The same arithmetic in another
+    # process can differ by ~4e-16 (summation order and SIMD paths depend on alignment and on
+    # what ran before in that process), which failed full suite runs 3 of 3 (issue 20 point 8).
+    for field in ("n_usable", "n_clusters"):
         np.testing.assert_array_equal(getattr(pooled["sim"], field),
                                       getattr(inline["sim"], field))
-    pd.testing.assert_frame_equal(pooled["sim"].summary(), inline["sim"].summary())
+    for field in ("est_tri", "lo_tri", "hi_tri", "est_human"):
+        np.testing.assert_allclose(getattr(pooled["sim"], field),
+                                   getattr(inline["sim"], field), **_CLOSE)
+    pd.testing.assert_frame_equal(pooled["sim"].summary(), inline["sim"].summary(),
+                                  check_exact=False, **_CLOSE)
     pd.testing.assert_frame_equal(pooled["sim"].heldout_summary(),
-                                  inline["sim"].heldout_summary())
-    pd.testing.assert_frame_equal(pooled["curve"], inline["curve"])
+                                  inline["sim"].heldout_summary(), check_exact=False, **_CLOSE)
+    pd.testing.assert_frame_equal(pooled["curve"], inline["curve"], check_exact=False, **_CLOSE)
 
 
 def test_pool_equals_inline_on_a_bias_lab_refit(pool):
@@ -75,8 +85,9 @@ def test_pool_equals_inline_on_a_bias_lab_refit(pool):
                                   n_boot=20, keep_models=False))
     pooled = run_calls({"lab": call})["lab"]
     inline = call()
-    pd.testing.assert_frame_equal(pooled.leaderboard, inline.leaderboard)
-    pd.testing.assert_frame_equal(pooled.sources, inline.sources)
+    pd.testing.assert_frame_equal(pooled.leaderboard, inline.leaderboard, check_exact=False,
+                                  **_CLOSE)
+    pd.testing.assert_frame_equal(pooled.sources, inline.sources, check_exact=False, **_CLOSE)
     assert pooled.run.models == {} and pooled.n_test == inline.n_test
 
 
