@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import pages._shared.preload  # noqa: F401  (first: imports everything in one order)
 
+import math
+
 import streamlit as st
 
 from core.figures.calibration import (
@@ -95,10 +97,15 @@ if open_page("pilot", [P_BUDGET, P_REPS, P_DESIGN, P_KIND, *scenario_params("pb"
     st.session_state["pb_nq_open"] = True  # a link that names the NQ rules opens their section
 
 
+def shown(x: float, fmt: str) -> str:
+    """``x`` formatted, "—" where it does not exist (no pilot gave an interval)."""
+    return format(x, fmt) if math.isfinite(x) else "—"
+
+
 def pair(col, label: str, tri: float, hum: float, fmt: str, help: str) -> None:
     """A TriSource metric with human-only's value as its (uncoloured) delta."""
-    col.metric(label, format(tri, fmt), delta=f"human-only {hum:{fmt}}", border=True, **INFO,
-               help=help)
+    col.metric(label, shown(tri, fmt), delta=f"human-only {shown(hum, fmt)}", border=True,
+               **INFO, help=help)
 
 
 @st.fragment
@@ -132,7 +139,10 @@ def panel() -> None:
          f"{abs(t.width_reduction):.1%} {'narrower' if t.narrower else 'wider'} than "
          f"human-only (the seed: {v.seed_width_reduction:.1%} narrower at {v.seed_budget} "
          "usable labels).")
-    pair(m[2], "Coverage", t.coverage, h.coverage, ".3f", tip("Interval coverage"))
+    pair(m[2], "Coverage", t.coverage, h.coverage, ".3f", tip(
+        "Interval coverage", f"Here over the pilots that gave an interval; over all pilots "
+                             f"{shown(t.coverage_all, '.3f')} (human-only "
+                             f"{shown(h.coverage_all, '.3f')})."))
     pair(m[3], "Right direction", t.p_correct_direction, h.p_correct_direction, ".3f",
          f"Share of pilots whose estimate has the sign of Δ_Y; the seed reports at least "
          f"{v.seed_p_correct_min:.3f} at {v.seed_budget} attempted.")
@@ -150,7 +160,7 @@ def panel() -> None:
            f" and would select {v.winner_z} instead. ")
         + f"Judge weights β = ({v.beta_text}), {v.beta_source}. **Exact:** for any β fixed "
         "before the pilot the estimate is unbiased for Δ_Y. **Measured:** everything above, "
-        f"over {reps:,} pilots (simulated in {v.elapsed_s:.2f} s).")
+        f"over {reps:,} pilots (simulated in {v.elapsed_s:.2f} s). {v.coverage_text}")
     box_a = st.expander(f"These numbers beside the seed's ({v.seed_budget} usable labels)",
                         key="pb_panel_a_open", on_change="rerun")
     with box_a:
@@ -168,11 +178,16 @@ def panel() -> None:
                              f"{kind})")))
     cfig = with_overlay(base, shapes=budget_marker_shapes(budget))  # the budget: ~5 ms
     show_figure(cfig, key="pb_curves", stem="pilot_budget_curves", alt="Pilot budget curves")
+    missing = v.budgets_missing_intervals
     st.caption(
         "Both estimators target the same Δ_Y, so both should stay near the nominal coverage "
-        "(dotted); the judges and the reference labels only shrink the variance"
+        "(dotted) over the pilots that give an interval; the judges and the reference labels "
+        "only shrink the variance"
         + (", and TriSource is narrower than human-only at every budget. " if
            v.narrower_at_every_budget else ", though here not at every budget. ")
+        + (f"At {_budgets(missing)} labels some pilots give no interval; there the thin dotted "
+           "lines show coverage over all pilots, a pilot without an interval counted as a "
+           "miss. " if missing else "")
         + "Escalations fall as budgets grow: small pilots sample too few stores or leave the "
           "interval open.")
     download_row(key="pb_dl_curves", stem="pilot_budget_curves", frame=v.curve, fig=cfig,
@@ -203,6 +218,12 @@ def panel() -> None:
     judge_panel(k, budget, reps, design, kind)
     walk_panel(k, design)
     nq_panel(budget, reps, design)
+
+
+def _budgets(budgets: tuple[int, ...]) -> str:
+    """``(10, 15, 20)`` → "10, 15 and 20"."""
+    words = [str(b) for b in budgets]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 @st.fragment
@@ -237,7 +258,8 @@ def judge_panel(k: tuple[float, ...], budget: int, reps: int, design: str, kind:
             f"{abs(blind['width_reduction']):.1%} "
             f"{'narrower' if j.blind_narrower else 'wider'} here. A bias of {bias:+g} logits "
             "leaves the estimate unbiased (β is fixed) but makes its residuals skewed: TriSource "
-            f"covers {lean['trisource_coverage']:.3f} instead of {fair['trisource_coverage']:.3f}"
+            f"covers {lean['trisource_coverage']:.3f}{j.coverage_note} instead of "
+            f"{fair['trisource_coverage']:.3f}"
             + (f", below the {j.level * 100:.0f} % it promises." if j.covers_less else ".")
             + " Human-only is the fallback when the judges cannot be trusted.")
         st.dataframe(j.table, hide_index=True, width="stretch", column_config=num_columns(j.table))
@@ -340,7 +362,10 @@ def nq_panel(budget: int, reps: int, design: str) -> None:
         pair(m[2], "95 % width", t.mean_width, h.mean_width, ".4f",
              f"{abs(t.width_reduction):.1%} {'narrower' if t.narrower else 'wider'} than "
              "human-only.")
-        pair(m[3], "Coverage", t.coverage, h.coverage, ".3f", tip("Interval coverage"))
+        pair(m[3], "Coverage", t.coverage, h.coverage, ".3f", tip(
+            "Interval coverage", f"Here over the pilots that gave an interval; over all pilots "
+                                 f"{shown(t.coverage_all, '.3f')} (human-only "
+                                 f"{shown(h.coverage_all, '.3f')})."))
         nfig = cached_figure("pb_nq", (str(path), stamp, rule_a, rule_b, reps, design, budget),
                              lambda: budget_curves_figure(r.curve, budget=budget, title=(
                                  f"NQ-open: {rule_a} vs {rule_b}, {reps:,} real pilots per "
@@ -353,7 +378,7 @@ def nq_panel(budget: int, reps: int, design: str) -> None:
             + f"TriSource has the sign right in {t.p_correct_direction:.1%} of the pilots "
               f"(human-only {h.p_correct_direction:.1%}). β: {r.beta_origin}. The judges (BEM, "
               "GPT-4, InstructGPT) and exact match are the control variates; coverage is "
-              "measured against the real full-human gap.")
+              f"measured against the real full-human gap. {r.coverage_text}")
         download_row(key="pb_dl_nq", stem="nq301_pilot_budgets", frame=r.curve, fig=nfig,
                      what="Real pilots")
 

@@ -343,3 +343,31 @@ def test_pilot_budget_judge_check_opens_and_states_measured_numbers(env):
     assert m["Width saved, quality 0"] == f"{table.loc[(0.0, 0.0), 'width_reduction']:.1%}"
     text = " ".join(plain(c.value) for c in at.caption)
     assert "the estimators do not coincide" in text and "coincide (the 5 %" not in text
+
+
+def test_pilot_budget_with_a_perfect_reference_explains_instead_of_failing(env):
+    """Issue 18.8: both reference-error sliders at 0 (legal values) raised a ValueError."""
+    at = open_page(PILOT, {"pb_reps": "200", "pb_omit": "0", "pb_fmr": "0"})
+    assert not at.exception and not at.error
+    m, d = metrics(at), deltas(at)
+    assert d["Coverage"] == "human-only —" and d["95 % width"] == "human-only —"
+    text = " ".join(plain(c.value) for c in at.caption)
+    assert "Human-only gave no interval in any pilot" in text and "RMSE 0" in text
+    assert m["RMSE"] != "—"
+
+
+def test_pilot_budget_says_how_many_small_pilots_have_no_interval(env):
+    """Issue 18.5: at 10 labels about 30 % of stratified pilots have no interval; the page
+    states that share and the coverage over all pilots beside the coverage it shows."""
+    from core.calibration.pilot_view import EstimatorMetrics, coverage_words
+
+    at = open_page(PILOT, {"pb_reps": "200", "pb_budget": "10"})
+    assert not at.exception and not at.error
+    sim = simulate_pilots(generate_scenario(DEFAULT_SCENARIO), budget=10, reps=200, seed=0,
+                          heldout=False).summary().set_index("estimator")
+    h, t = (EstimatorMetrics.of(sim.loc[e]) for e in ("human_only", "trisource"))
+    text = " ".join(plain(c.value) for c in at.caption)
+    assert plain(coverage_words(h, t)) in text
+    assert f"coverage over all pilots is {t.coverage_all:.3f}" in text
+    assert "large share" in text and t.no_interval > 0.2
+    assert "some pilots give no interval" in text  # the curve's dotted lines, explained

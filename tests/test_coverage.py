@@ -18,7 +18,7 @@ from core.calibration import pilot_walk as PW
 from core.calibration.label_source import estimate_pi_from_pilot
 from core.calibration.reliability import reliability_curve
 from core.calibration.restore import monotone_repair
-from core.calibration.scenario import DEFAULT_SCENARIO, generate_scenario
+from core.calibration.scenario import DEFAULT_SCENARIO, generate_scenario, transfer_config
 from core.stats import exact_interval, wilson_interval
 
 PREVALENCES = (0.05, 0.5, 0.95)
@@ -27,7 +27,12 @@ PREVALENCES = (0.05, 0.5, 0.95)
 @pytest.mark.parametrize("design", ["stratified", "srs"])
 @pytest.mark.parametrize("prevalence", PREVALENCES)
 def test_pilot_gap_intervals_cover_at_20_labels(prevalence, design):
-    """Eq. 3 intervals (human-only and TriSource) of the Pilot budget page, 20 usable labels."""
+    """Eq. 3 intervals (human-only and TriSource), 20 usable labels, the default frame seed.
+
+    The Pilot budget page offers only the scenario's own prevalence (the five-frame test above
+    covers it); at these extreme prevalences other frames do worse for SRS and PPS human-only
+    (measured at 2,000 pilots: SRS π = .05, 50 labels, .917 on frame seed 6; PPS π = .95, 20
+    labels, .88-.95), which no page shows."""
     frame = generate_scenario(replace(DEFAULT_SCENARIO, prevalence=prevalence))
     sim = P.simulate_pilots(frame, budget=20, reps=1000, design=design, budget_kind="usable",
                             heldout=False, seed=5)
@@ -41,6 +46,58 @@ def test_pilot_gap_intervals_cover_at_20_labels(prevalence, design):
                         (sim.lo_tri, sim.hi_tri, sim.escalate_tri)):
         has = np.isfinite(lo)
         assert np.all(hi[has] > lo[has]) and np.all(esc[~has])
+
+
+#: Five frames of the Pilot budget page's scenario (its default seed is 3).
+FRAME_SEEDS = (3, 4, 5, 6, 7)
+#: Every budget the Pilot budget page offers from 20 on (its slider: 10 to 200 by 5).
+PAGE_BUDGETS = tuple(range(20, 201, 5))
+
+
+@pytest.fixture(scope="module")
+def page_frames():
+    out = []
+    for seed in FRAME_SEEDS:
+        cfg = replace(DEFAULT_SCENARIO, seed=seed)
+        out.append((generate_scenario(cfg), generate_scenario(transfer_config(cfg))))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["attempted", "usable"])
+@pytest.mark.parametrize("design", ["stratified", "srs", "pps"])
+def test_every_design_and_page_budget_covers_on_five_frames(page_frames, design, kind):
+    """Issue 18.5: every design and budget ≥ 20 of the Pilot budget page, five frames.
+
+    Coverage over the pilots that gave an interval, pooled over the five frames (5,000 pilots
+    per budget: se ≈ .003 at .95), is at least .93 for both estimators; no frame pooled over
+    the budgets falls below .935. Measured: lowest budget .936 (PPS human-only; single frames
+    go down to .92 at 2,000 pilots, which is within the Monte-Carlo spread of 370 cells).
+    """
+    cov = np.zeros((len(FRAME_SEEDS), len(PAGE_BUDGETS), 2))
+    for i, (frame, source) in enumerate(page_frames):
+        for j, budget in enumerate(PAGE_BUDGETS):
+            summ = P.simulate_pilots(frame, budget=budget, reps=1000, design=design,
+                                     budget_kind=kind, heldout=False, seed=budget,
+                                     source_frame=source).summary().set_index("estimator")
+            cov[i, j] = summ.loc[["human_only", "trisource"], "coverage"].to_numpy()
+            # from 20 labels on rare (stratified, 20 attempted: 2-4 %, a stratum left empty)
+            assert (summ["no_interval"] <= 0.05).all()
+    by_budget = cov.mean(axis=0)
+    assert by_budget.min() >= 0.93, PAGE_BUDGETS[int(np.argmin(by_budget.min(1)))]
+    assert cov.mean(axis=1).min() >= 0.935
+
+
+def test_small_stratified_pilots_often_have_no_interval(page_frames):
+    """Below 20 labels the page says in words how often a pilot has no interval: stratified,
+    10 attempted labels, about 30 % of pilots (the issue's figure) on every frame, and the
+    coverage over all pilots is then far below the coverage over those with one."""
+    for frame, source in page_frames:
+        summ = P.simulate_pilots(frame, budget=10, reps=1000, heldout=False, seed=1,
+                                 source_frame=source).summary().set_index("estimator")
+        tri = summ.loc["trisource"]
+        assert 0.2 <= tri["no_interval"] <= 0.4
+        assert tri["coverage"] >= 0.93 and tri["coverage_all"] <= 0.8
+        assert tri["coverage_all"] == pytest.approx(tri["coverage"] * (1 - tri["no_interval"]))
 
 
 @pytest.mark.parametrize("pi", PREVALENCES)

@@ -227,6 +227,25 @@ def test_budget_curves_have_both_estimators_and_nominal_coverage():
     assert arr(tri.x).tolist() == [20, 50, 100] and np.allclose(arr(tri.y), [0.1, 0.04, 0.02])
 
 
+def test_budget_curves_draw_coverage_over_all_pilots_only_where_it_differs():
+    rows = []
+    for est in ("human_only", "trisource"):
+        for b, missing in ((10, 0.3), (20, 0.0)):
+            rows.append({"estimator": est, "budget": b, "rmse": 1 / b, "mean_width": 2 / b,
+                         "coverage": 0.96, "coverage_all": 0.96 * (1 - missing),
+                         "p_correct_direction": 0.9, "false_termination": 0.0,
+                         "escalation": 0.1, "no_interval": missing})
+    fig = budget_curves_figure(pd.DataFrame(rows), budget=10)
+    every = [t for t in fig.data if t.name.endswith(", over all pilots")]
+    assert len(every) == 2 and {t.xaxis for t in every} == {"x3"}
+    assert np.allclose(arr(every[0].y), [0.672, 0.96]) and every[0].line.dash == "dot"
+    assert fig.layout.yaxis3.range[0] <= 0.672  # the low point is on the axis
+    for r in rows:
+        r["no_interval"], r["coverage_all"] = 0.0, r["coverage"]
+    fig = budget_curves_figure(pd.DataFrame(rows), budget=10)
+    assert not [t for t in fig.data if t.name.endswith(", over all pilots")]
+
+
 def test_heldout_and_algorithm1_figures():
     held = {"ref_raw": 0.33, "ref_zplatt": 0.41, "restored_raw": 0.18, "pilot_only": 0.18,
             "trisource": 0.17, "full_y": 0.17}

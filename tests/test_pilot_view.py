@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.calibration.paper import TABLE5_A, TABLE5_B
-from core.calibration.pilot import judge_sensitivity
+from core.calibration.pilot import budget_curve, judge_sensitivity, simulate_pilots
 from core.calibration.pilot_view import (
     ESTIMATOR_LABELS,
     WALK_LOOKS,
@@ -25,6 +25,7 @@ from core.calibration.pilot_view import (
     beta_words,
     budget_view,
     budgets_with,
+    coverage_words,
     heldout_view,
     judge_view,
     real_pilot_view,
@@ -33,7 +34,7 @@ from core.calibration.pilot_view import (
     walk_view,
 )
 from core.calibration.pilot_walk import Algorithm1Walk
-from core.calibration.scenario import DEFAULT_SCENARIO
+from core.calibration.scenario import DEFAULT_SCENARIO, generate_scenario, transfer_config
 from core.calibration.scenario_runs import curve_for, pilots_for, scenario_frames, walk_for
 
 BUDGETS = (20, 50, 80)
@@ -105,7 +106,7 @@ def test_narrower_at_every_budget_is_read_off_the_curve(sim, curve):
 
 @pytest.mark.parametrize("reduction, narrower", [(0.3, True), (0.0, True), (-0.01, False)])
 def test_narrower_is_the_sign_of_the_width_reduction(reduction, narrower):
-    m = EstimatorMetrics(*([0.1] * 8), width_reduction=reduction)
+    m = EstimatorMetrics(*([0.1] * 9), width_reduction=reduction)
     assert m.narrower is narrower
 
 
@@ -274,8 +275,9 @@ def test_sampled_items_strata_follow_the_frozen_rule(walk):
 # ---------------------------------------------------------------- NQ-open
 def _real(budget: int, dy: float, dz: float) -> pd.DataFrame:
     rows = [{"estimator": e, "budget": budget, "rmse": r, "bias": 0.0, "mean_width": w,
-             "coverage": 0.95, "p_correct_direction": 0.9, "false_termination": 0.0,
-             "escalation": 0.1, "no_interval": 0.0, "mean_usable": float(budget),
+             "coverage": 0.95, "coverage_all": 0.95, "p_correct_direction": 0.9,
+             "false_termination": 0.0, "escalation": 0.1, "no_interval": 0.0,
+             "mean_usable": float(budget),
              "width_reduction": red, "delta_y": dy, "delta_z": dz, "reps": 100,
              "beta_origin": "transfer"}
             for e, r, w, red in (("human_only", 0.05, 0.2, 0.0), ("trisource", 0.03, 0.15, 0.25))]
@@ -315,3 +317,59 @@ def test_budgets_with_is_sorted_unique_and_contains_the_budget(budgets, budget):
     out = budgets_with(budgets, budget)
     assert list(out) == sorted(set(out)) and budget in out and set(budgets) <= set(out)
 
+
+
+# ---------------------------------------------------------------- coverage, honestly (issue 18.5)
+def _metrics(**kw) -> EstimatorMetrics:
+    base = dict(rmse=0.05, bias=0.0, mean_width=0.2, coverage=0.95, coverage_all=0.95,
+                p_correct_direction=0.9, false_termination=0.0, escalation=0.1,
+                no_interval=0.0, width_reduction=0.0)
+    return EstimatorMetrics(**(base | kw))
+
+
+def test_coverage_all_is_coverage_times_the_share_with_an_interval(sim, curve):
+    for frame in (sim.summary(), curve):
+        assert frame["coverage_all"].to_numpy() == pytest.approx(
+            (frame["coverage"] * (1 - frame["no_interval"])).to_numpy())
+
+
+@pytest.mark.parametrize("human, tri, says, large", [
+    (_metrics(), _metrics(), "Every pilot gave an interval", False),
+    (_metrics(no_interval=0.05, coverage_all=0.9025), _metrics(no_interval=0.02,
+                                                             coverage_all=0.931),
+     "2.0% of the TriSource pilots (human-only 5.0%)", False),
+    (_metrics(no_interval=0.30, coverage_all=0.665), _metrics(no_interval=0.31,
+                                                            coverage_all=0.6555),
+     "coverage over all pilots is 0.655 (human-only 0.665)", True),
+])
+def test_coverage_words_state_the_missing_intervals(human, tri, says, large):
+    text = coverage_words(human, tri)
+    assert says in text
+    assert ("large share" in text) is large
+
+
+def test_coverage_words_explain_an_exact_estimate():
+    human = _metrics(rmse=0.0, mean_width=float("nan"), coverage=float("nan"),
+                     coverage_all=0.0, no_interval=1.0, escalation=1.0)
+    text = coverage_words(human, _metrics())
+    assert "Human-only gave no interval in any pilot" in text and "RMSE 0" in text
+    assert "large share" in text  # TriSource still has intervals; human-only never does
+
+
+def test_a_perfect_reference_gives_a_view_not_an_error():
+    """Issue 18.8: omission 0 and false matches 0 (legal slider values) crashed the page.
+
+    With Z = Y every human label agrees with the reference: human-only's residuals are all 0,
+    its estimate is exact and it has no interval at any budget."""
+    from dataclasses import replace
+
+    cfg = replace(DEFAULT_SCENARIO, omission_rate=0.0, false_match_rate=0.0)
+    frame, source = generate_scenario(cfg), generate_scenario(transfer_config(cfg))
+    sim = simulate_pilots(frame, budget=50, reps=100, source_frame=source, heldout=True)
+    curve = budget_curve(frame, budgets=BUDGETS, reps=100, source_frame=source)
+    v = budget_view(sim, curve)
+    assert v.delta_y == pytest.approx(v.delta_z)
+    assert v.human.rmse == 0.0 and v.human.no_interval == 1.0 and math.isnan(v.human.coverage)
+    assert v.budgets_without_interval == BUDGETS and not v.narrower_at_every_budget
+    assert "Human-only gave no interval in any pilot" in v.coverage_text
+    assert set(v.budgets_missing_intervals) == set(BUDGETS)

@@ -29,7 +29,8 @@ class PilotBudgets:
     ----------
     summary : DataFrame
         One row per (budget, estimator ∈ {human_only, trisource}): ``rmse, bias, mean_width,
-        coverage, p_correct_direction, false_termination, escalation, mean_usable,
+        coverage, coverage_all, p_correct_direction, false_termination, escalation,
+        no_interval, mean_usable,
         width_reduction`` (the :meth:`core.calibration.pilot.PilotSimulation.summary` columns)
         plus ``delta_y, delta_z, reps``.
     delta_y, delta_z : float

@@ -543,6 +543,9 @@ class PilotSimulation:
             bias=float(np.mean(est - d)),
             mean_width=float(np.mean(hi[has] - lo[has])) if has.any() else nan,
             coverage=float(np.mean((lo[has] <= d) & (d <= hi[has]))) if has.any() else nan,
+            # a pilot without an interval covers nothing: the share of all pilots that end
+            # with an interval containing Δ_Y (= coverage × (1 − no_interval))
+            coverage_all=float(np.mean(has & (lo <= d) & (d <= hi))),
             p_correct_direction=float(np.mean(np.sign(est) == np.sign(d))),
             false_termination=float(np.mean(~esc & wrong)),
             escalation=float(np.mean(esc)),
@@ -550,7 +553,12 @@ class PilotSimulation:
         )
 
     def summary(self) -> pd.DataFrame:
-        """Table 5 panel A: one row per estimator (human_only, trisource)."""
+        """Table 5 panel A: one row per estimator (human_only, trisource).
+
+        ``coverage`` is over the pilots that gave an interval, ``no_interval`` the share that
+        gave none (variance not estimable) and ``coverage_all`` the share of *all* pilots whose
+        interval contains Δ_Y, so ``coverage_all = coverage · (1 − no_interval)``.
+        """
         rows = []
         for name, est, lo, hi, esc in (
                 ("human_only", self.est_human, self.lo_human, self.hi_human, self.escalate_human),
@@ -699,8 +707,9 @@ def budget_curve(frame: pd.DataFrame, *, budgets, reps: int = 2000, seed: int = 
     -------
     DataFrame
         The concatenated :meth:`PilotSimulation.summary` rows (columns ``estimator, budget,
-        rmse, bias, mean_width, coverage, p_correct_direction, false_termination, escalation,
-        mean_usable, mean_attempted, mean_clusters, width_reduction``), in the order of
+        rmse, bias, mean_width, coverage, coverage_all, p_correct_direction, false_termination,
+        escalation, no_interval, mean_usable, mean_attempted, mean_clusters,
+        width_reduction``), in the order of
         ``budgets``.
     """
     if int(workers) < 1:
@@ -766,7 +775,8 @@ def judge_sensitivity(config, *, budget: int = 50, reps: int = 500,
     -------
     DataFrame
         One row per (quality, bias): ``judge_quality, judge_bias, beta, beta_origin``, and for
-        ``human_only`` and ``trisource`` the ``coverage``, ``mean_width`` and ``rmse``
+        ``human_only`` and ``trisource`` the ``coverage`` (over pilots with an interval),
+        ``coverage_all`` (over all pilots), ``no_interval``, ``mean_width`` and ``rmse``
         (prefixed), plus ``width_reduction`` (TriSource against human-only) and
         ``coverage_cost`` (human-only coverage minus TriSource's; > 0 means TriSource covers
         less).
@@ -793,7 +803,7 @@ def judge_sensitivity(config, *, budget: int = 50, reps: int = 500,
                    "beta": ", ".join(f"{v:.2f}" for v in sim.beta),
                    "beta_origin": sim.beta_origin}
             for est in ("human_only", "trisource"):
-                for col in ("coverage", "mean_width", "rmse"):
+                for col in ("coverage", "coverage_all", "no_interval", "mean_width", "rmse"):
                     row[f"{est}_{col}"] = float(summ.loc[est, col])
             row["width_reduction"] = float(summ.loc["trisource", "width_reduction"])
             row["coverage_cost"] = row["human_only_coverage"] - row["trisource_coverage"]

@@ -36,6 +36,7 @@ from .pilot_walk import Algorithm1Step, Algorithm1Walk, DeploymentGate, walk_alg
 
 __all__ = [
     "CURVE_BUDGETS",
+    "LARGE_NO_INTERVAL",
     "ESTIMATOR_LABELS",
     "REAL_BUDGETS",
     "WALK_LOOKS",
@@ -48,6 +49,7 @@ __all__ = [
     "beta_words",
     "budget_view",
     "budgets_with",
+    "coverage_words",
     "heldout_view",
     "judge_view",
     "real_pilot_view",
@@ -115,13 +117,16 @@ class EstimatorMetrics:
     """One estimator over repeated pilots (one row of Table 5 panel A, seed 003 §5.5).
 
     ``width_reduction`` is ``1 − width / human-only width`` (0 for human-only itself);
-    ``no_interval`` the share of pilots with no estimable variance.
+    ``coverage`` is over the pilots that gave an interval, ``no_interval`` the share of
+    pilots with no estimable variance and ``coverage_all`` the coverage over *all* pilots (a
+    pilot without an interval covers nothing): ``coverage_all = coverage · (1 − no_interval)``.
     """
 
     rmse: float
     bias: float
     mean_width: float
     coverage: float
+    coverage_all: float
     p_correct_direction: float
     false_termination: float
     escalation: float
@@ -137,6 +142,45 @@ class EstimatorMetrics:
     def of(cls, row: Mapping) -> EstimatorMetrics:
         """From a :meth:`~core.calibration.pilot.PilotSimulation.summary` row."""
         return cls(**{f: float(row[f]) for f in cls.__dataclass_fields__})
+
+
+#: A share of pilots without an interval at least this large is called large in words.
+LARGE_NO_INTERVAL = 0.10
+
+
+def coverage_words(human: EstimatorMetrics, tri: EstimatorMetrics) -> str:
+    """One or two sentences that put coverage beside the pilots that gave no interval.
+
+    Coverage on the page is over the pilots that gave an interval; this says how many gave
+    none and what the coverage over *all* pilots is, and at a share of at least
+    :data:`LARGE_NO_INTERVAL` says in words that such a pilot must escalate. An estimator that
+    never gave an interval is named with the reason the numbers show (RMSE 0: every residual
+    was 0, so there is no variance to estimate). Every number comes from the arguments.
+    """
+    def share(x: float) -> str:
+        return f"{x:.1%}"
+
+    def cov(m: EstimatorMetrics) -> str:
+        return "none" if not np.isfinite(m.coverage_all) else f"{m.coverage_all:.3f}"
+
+    if human.no_interval == 0 and tri.no_interval == 0:
+        return "Every pilot gave an interval, so coverage is over all pilots."
+    out = (f"{share(tri.no_interval)} of the TriSource pilots (human-only "
+           f"{share(human.no_interval)}) gave no interval: too few usable labels or strata to "
+           "estimate a variance. Coverage above is over the pilots that gave one; counting the "
+           f"others as misses, coverage over all pilots is {cov(tri)} (human-only {cov(human)}).")
+    never = [name for name, m in (("Human-only", human), ("TriSource", tri))
+             if m.no_interval >= 1.0]
+    for name in never:
+        m = human if name == "Human-only" else tri
+        out += (f" {name} gave no interval in any pilot"
+                + (": its estimate equalled the truth gap every time (RMSE 0), because every "
+                   "sampled human label agreed with the reference, so there was no variance to "
+                   "estimate." if m.rmse == 0 else "."))
+    if max(human.no_interval, tri.no_interval) >= LARGE_NO_INTERVAL and len(never) < 2:
+        out += (" That is a large share: at this budget a pilot often ends without an interval "
+                "and has to escalate, so plan for more labels.")
+    return out
 
 
 def _split(summary: pd.DataFrame) -> tuple[EstimatorMetrics, EstimatorMetrics]:
@@ -156,6 +200,9 @@ class BudgetView:
     budget, reps, design, budget_kind, level : the settings.
     human, tri : EstimatorMetrics
         Human-only (β = 0) and TriSource-Restore.
+    coverage_text : str
+        :func:`coverage_words` of the two: the pilots without an interval and the coverage
+        over all pilots, beside the coverage shown.
     delta_y, delta_z : float
         Full-frame gap under the truth and under the reference, R(EG) − R(native).
     native_better, reference_agrees : bool
@@ -169,7 +216,14 @@ class BudgetView:
     min_clusters : int
         Fewer stores than this in a pilot force an escalation.
     narrower_at_every_budget : bool
-        The same at every budget of ``curve``.
+        The same at every budget of ``curve`` (False when an estimator has no interval at
+        some budget).
+    budgets_without_interval : tuple of int
+        Budgets of ``curve`` at which an estimator gave no interval in any pilot (for example
+        human-only with a perfect reference: every residual is 0, so is its variance).
+    budgets_missing_intervals : tuple of int
+        Budgets of ``curve`` at which at least 1 % of some estimator's pilots gave no
+        interval (there its coverage over all pilots falls below the coverage shown).
     elapsed_s : float
     panel_a : DataFrame
         What a reader compares: ``estimator, source, budget, RMSE, 95 % width, coverage,
@@ -191,6 +245,7 @@ class BudgetView:
     level: float
     human: EstimatorMetrics
     tri: EstimatorMetrics
+    coverage_text: str
     delta_y: float
     delta_z: float
     native_better: bool
@@ -205,6 +260,8 @@ class BudgetView:
     mean_clusters: float
     min_clusters: int
     narrower_at_every_budget: bool
+    budgets_without_interval: tuple[int, ...]
+    budgets_missing_intervals: tuple[int, ...]
     elapsed_s: float
     panel_a: pd.DataFrame
     panel_a_full: pd.DataFrame
@@ -224,9 +281,12 @@ def budget_view(sim: PilotSimulation, curve: pd.DataFrame) -> BudgetView:
     """
     if curve.empty:
         raise ValueError("the budget curve has no rows")
-    widths = curve.pivot_table(index="budget", columns="estimator", values="mean_width")
-    if not {"human_only", "trisource"} <= set(widths.columns):
+    if not {"human_only", "trisource"} <= set(curve["estimator"]):
         raise ValueError("the budget curve needs human_only and trisource rows")
+    # NaN widths stay (``pivot_table`` would drop an all-NaN estimator): with a perfect
+    # reference (no omissions, no false matches) human-only has no interval at any budget
+    widths = curve.pivot(index="budget", columns="estimator", values="mean_width")
+    both = widths[["human_only", "trisource"]].dropna()
     summ = sim.summary()
     human, tri = _split(summ)
     here = f"measured, {sim.reps:,} pilots ({sim.budget_kind})"
@@ -246,7 +306,8 @@ def budget_view(sim: PilotSimulation, curve: pd.DataFrame) -> BudgetView:
     return BudgetView(
         budget=int(sim.budget), reps=int(sim.reps), design=sim.design,
         budget_kind=sim.budget_kind, level=float(sim.level), human=human, tri=tri,
-        delta_y=float(sim.delta_y), delta_z=float(sim.delta_z),
+        coverage_text=coverage_words(human, tri), delta_y=float(sim.delta_y),
+        delta_z=float(sim.delta_z),
         native_better=bool(sim.delta_y > 0),
         reference_agrees=_sign(sim.delta_z) == _sign(sim.delta_y),
         winner_y=_winner(sim.delta_y, _NAMES), winner_z=_winner(sim.delta_z, _NAMES),
@@ -254,7 +315,12 @@ def budget_view(sim: PilotSimulation, curve: pd.DataFrame) -> BudgetView:
         beta_origin=sim.beta_origin, beta_source=beta_words(sim.beta_origin),
         mean_usable=float(sim.n_usable.mean()),
         mean_clusters=float(sim.n_clusters.mean()), min_clusters=int(sim.min_clusters),
-        narrower_at_every_budget=bool((widths["trisource"] <= widths["human_only"]).all()),
+        narrower_at_every_budget=bool(len(both) == len(widths)
+                                      and (both["trisource"] <= both["human_only"]).all()),
+        budgets_without_interval=tuple(int(b) for b in widths.index[
+            widths[["human_only", "trisource"]].isna().any(axis=1)]),
+        budgets_missing_intervals=tuple(sorted({int(b) for b in curve.loc[
+            curve["no_interval"] >= 0.01, "budget"]})),
         elapsed_s=float(sim.elapsed_s),
         panel_a=panel_a, panel_a_full=full, curve=curve, seed_budget=int(TABLE5_A["budget"]),
         seed_width_reduction=float(TABLE5_A["width_reduction"]),
@@ -322,6 +388,9 @@ class JudgeView:
         With judges of quality 0 TriSource is still at least as narrow as human-only.
     blind_beta_source : str
         Where β of the quality-0 judges came from, in words (:func:`beta_words`).
+    coverage_note : str
+        "" when every biased-judge TriSource pilot gave an interval, else a clause naming the
+        share that did and the coverage over all pilots.
     table : DataFrame
         ``quality, bias, β, human-only coverage, TriSource coverage, width saved``.
     full : DataFrame
@@ -339,8 +408,17 @@ class JudgeView:
     covers_less: bool
     blind_narrower: bool
     blind_beta_source: str
+    coverage_note: str
     table: pd.DataFrame
     full: pd.DataFrame
+
+
+def _judge_coverage_note(row: pd.Series) -> str:
+    missing = float(row.get("trisource_no_interval", 0.0))
+    if not missing > 0:
+        return ""
+    return (f" (over the {1 - missing:.1%} of pilots that gave an interval; over all pilots "
+            f"{float(row['trisource_coverage_all']):.3f})")
 
 
 def judge_view(table: pd.DataFrame, *, quality: float, bias: float, reps: int,
@@ -372,7 +450,8 @@ def judge_view(table: pd.DataFrame, *, quality: float, bias: float, reps: int,
                      level=float(level), fair=fair, lean=lean, blind=blind, tolerance=tol,
                      covers_less=bool(lean["trisource_coverage"] < level - tol),
                      blind_narrower=bool(blind["width_reduction"] >= 0),
-                     blind_beta_source=beta_words(str(blind["beta_origin"])), table=shown,
+                     blind_beta_source=beta_words(str(blind["beta_origin"])),
+                     coverage_note=_judge_coverage_note(lean), table=shown,
                      full=table)
 
 
@@ -488,8 +567,8 @@ class RealPilotView:
     ``delta_y`` / ``delta_z``: R(B) − R(A) over every answer under the held-back human labels
     and under exact match; ``a_better`` is ``Δ_Y > 0``; ``winner`` the rule the humans
     select ("neither" at a tie); ``exact_match_agrees`` whether exact match gives the same
-    sign. ``curve`` has the summary rows of every budget (figure and
-    download).
+    sign; ``coverage_text`` :func:`coverage_words` of the two estimators. ``curve`` has the
+    summary rows of every budget (figure and download).
     """
 
     rule_a: str
@@ -499,6 +578,7 @@ class RealPilotView:
     n_answers: int
     human: EstimatorMetrics
     tri: EstimatorMetrics
+    coverage_text: str
     delta_y: float
     delta_z: float
     a_better: bool
@@ -524,7 +604,8 @@ def real_pilot_view(frames, *, budget: int, rule_a: str, rule_b: str,
     dy, dz = float(row["delta_y"]), float(row["delta_z"])
     return RealPilotView(
         rule_a=str(rule_a), rule_b=str(rule_b), budget=int(budget), reps=int(row["reps"]),
-        n_answers=int(n_answers), human=human, tri=tri, delta_y=dy, delta_z=dz,
+        n_answers=int(n_answers), human=human, tri=tri,
+        coverage_text=coverage_words(human, tri), delta_y=dy, delta_z=dz,
         a_better=bool(dy > 0), winner=_winner(dy, (str(rule_a), str(rule_b))),
         exact_match_agrees=_sign(dy) == _sign(dz),
         beta_origin=beta_words(str(row["beta_origin"])), curve=real.drop(columns=["beta_origin"]))

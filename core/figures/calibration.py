@@ -769,7 +769,9 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
         2 × 3 panels in the order RMSE, width, coverage, P(correct direction), false
         terminations, escalations; in each, one trace per estimator with ``x`` = budget and
         ``y`` = the metric. The coverage panel (``xaxis3``) also has the trace
-        "nominal 95 %".
+        "nominal 95 %" and, for an estimator whose ``coverage_all`` (over all pilots, a pilot
+        without an interval counted as a miss) differs from its ``coverage`` at some budget, a
+        dotted trace "<estimator>, over all pilots".
     """
     data = []
     ests = summary["estimator"].to_numpy()
@@ -791,6 +793,20 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
                 "marker": {"size": 6, "color": ESTIMATOR_COLORS[est]},
                 "hovertemplate": f"{ESTIMATOR_NAMES[est]}: budget %{{x:.0f}} → %{{y:.4f}}"
                                  "<extra></extra>", "xaxis": xr, "yaxis": yr})
+        if col == "coverage" and "coverage_all" in summary.columns:
+            # a pilot without an interval covers nothing: thin dotted lines where they part
+            every = summary["coverage_all"].to_numpy(float)
+            for est, idx in rows.items():
+                if idx.size == 0 or np.allclose(every[idx], values[idx], equal_nan=True):
+                    continue
+                data.append({
+                    "type": "scatter", "x": budgets[idx], "y": every[idx], "mode": "lines",
+                    "name": f"{ESTIMATOR_NAMES[est]}, over all pilots", "legendgroup": est,
+                    "showlegend": True,
+                    "line": {"color": ESTIMATOR_COLORS[est], "width": 1.5, "dash": "dot"},
+                    "hovertemplate": f"{ESTIMATOR_NAMES[est]}, over all pilots (no interval "
+                                     "= miss): budget %{x:.0f} → %{y:.4f}<extra></extra>",
+                    "xaxis": xr, "yaxis": yr})
         if col == "coverage":
             xs = budgets
             data.append({"type": "scatter", "x": [xs.min(), xs.max()], "y": [level, level],
@@ -802,6 +818,8 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
                              horizontal_spacing=0.07, vertical_spacing=0.16),
               "shapes": budget_marker_shapes(budget) if budget is not None else []}
     cov = summary["coverage"].to_numpy(float)
+    if "coverage_all" in summary.columns:
+        cov = np.concatenate([cov, summary["coverage_all"].to_numpy(float)])
     if cov.size and np.isfinite(cov).any():  # no zoom into Monte Carlo noise around 95 %
         lo = min(0.85, float(np.nanmin(cov)) - 0.02, level - 0.05)
         layout["yaxis3"]["range"] = [lo, 1.005]
