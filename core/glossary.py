@@ -196,7 +196,10 @@ GLOSSARY: tuple[Term, ...] = (
          "order.", f"{S3}, §2", ("π", "crossover")),
     Term("Restoration fraction", "The share of the omitted truths (true answers the reference "
          "left unmatched) that must be relabelled true before the reference ranks two rules as "
-         "the truth does, or at least ties them.", f"{S3}, §2, Table 4", ("q*",)),
+         "the truth does, or at least ties them. It is a share only between 0 and 1: below "
+         "0 relabelling moves the gap away from a tie, above 1 even every omitted truth is "
+         "not enough, and the page then says so instead of showing it.", f"{S3}, §2, Table 4",
+         ("q*",)),
     Term("Scoring protocol", "What gets scored and against which label: unmatched-as-false "
          "(the reference), matched-only (only what matched), closed-world (only the "
          "reference's own propositions) or adjudicated truth.", f"{S3}, §2, Table 3",

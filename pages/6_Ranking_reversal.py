@@ -173,9 +173,7 @@ def main_panel() -> None:
         "**Dashed:** the rules themselves; they cross at "
         + (f"{c.crossover:.3f}" if c.crossover == c.crossover else "no point in [0, 1]")
         + f", moved by their different spreads ({c.spread_term:+.3f}, known before any label) "
-          f"and by discrimination ({c.discrimination_term:+.3f}). At π = {prev:.2f} the "
-          "midpoint shortcut "
-        + ("holds." if v.shortcut_holds else "fails: the spread alone flips the winner.")
+          f"and by discrimination ({c.discrimination_term:+.3f}). {v.text}"
         + " **Diamonds:** the real label sources, whose gaps are exact.")
     download_row(key="rr_dl_gap", stem=f"brier_gap_{data}", frame=view.curve_table(), fig=fig,
                  what="Curve")
@@ -195,12 +193,11 @@ def main_panel() -> None:
         m[2].metric("Missed truths", f"{view.omit_share:.1%}", border=True,
                     help="Weighted share of answers with Y = 1 and Z = 0: true, but the "
                          "reference did not match them.")
-        m[3].metric("Restore q*", f"{view.q_star:.3f}" if view.q_star == view.q_star else "—",
-                    border=True, help="Relabelling this share of the omitted truths as true "
-                                      "brings the reference gap to a tie. " + tip("q*"))
-        st.caption(f"The split is exact for any two rules (residual "
-                   f"{view.identity_residual:.1e}); only the Brier score splits this way. "
-                   f"A = {a}, B = {b}.")
+        m[3].metric("Restore q*", f"{view.q_star:.1%}" if view.q_star_is_share else "—",
+                    border=True, help=view.q_star_text + " " + tip("q*"))
+        st.caption(f"{view.identity_text} Only the Brier score splits this way. "
+                   + ("" if view.q_star_is_share else view.q_star_text + " ")
+                   + f"A = {a}, B = {b}.")
     download_row(key="rr_dl_identity", stem=f"label_source_{data}", frame=view.identity_table(),
                  fig=wf, what="Decomposition")
 
@@ -287,8 +284,10 @@ q[0].metric("Exact match → humans", f"{nq.prevalence_z:.3f} → {nq.prevalence
             help=f"Exact match against humans, over the {nq.n_labelled:,} labelled answers.")
 q[1].metric("Unmatched but accepted", f"{nq.p_y1_given_z0:.1%}", border=True, **INFO,
             delta=f"seed: {seed.table1_em_negatives_human_correct:.1%}",
-            help="P(Y = 1 | Z = 0): exact-match negatives the humans accept (the seed's figure "
-                 "is for another QA pipeline).")
+            help="Of the answers exact match calls wrong (Z = 0), the share that the human "
+                 "judges accept as right: P(Y = 1 | Z = 0), the omitted truths of this "
+                 "reference. Beside it, the seed's figure for the same share, measured on "
+                 "another QA pipeline's answers (seed 003 Table 1), so the two need not agree.")
 q[2].metric("AUROC of agreement", f"{nq.auroc.auroc_y:.3f}", border=True, **INFO,
             delta=f"seed {seed.auroc_agreement:.3f}", help=tip("AUROC"))
 q[3].metric("Reversals of 21 pairs", f"{pairs.n_reversals} / {len(pairs.pairs)}", border=True,

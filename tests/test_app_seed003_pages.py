@@ -371,3 +371,21 @@ def test_pilot_budget_says_how_many_small_pilots_have_no_interval(env):
     assert f"coverage over all pilots is {t.coverage_all:.3f}" in text
     assert "large share" in text and t.no_interval > 0.2
     assert "some pilots give no interval" in text  # the curve's dotted lines, explained
+
+
+def test_ranking_reversal_cards_and_caption_agree_and_q_star_is_a_share(env):
+    """Issue 18.6-7: at π = .58 the cards said EG / native while the caption said the shortcut
+    holds; q* was shown as a share when negative; the residual printed as -2.2e-16."""
+    at = open_page(REVERSAL, {"rr_prev": "0.58"})
+    assert clean(at)
+    m = metrics(at)
+    assert (m["Selected at π"], m["Measured at π"]) == ("EG", "native")
+    text = " ".join(plain(c.value) for c in at.caption)
+    assert "the midpoint shortcut fails" in text and "shortcut holds" not in text
+    assert not re.search(r"e-1\d", text)  # no rounding noise
+    assert m["Restore q*"].endswith("%")  # the default scenario's q* is a share
+    at = open_page(REVERSAL, {"rr_prev": "0.58", "rr_omit": "0.1", "rr_fmr": "0.14"})
+    assert clean(at)
+    assert metrics(at)["Restore q*"] == "—"
+    text = " ".join(plain(c.value) for c in at.caption)
+    assert "No share of the omitted truths brings a tie" in text

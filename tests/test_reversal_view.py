@@ -132,3 +132,65 @@ def test_flip_pairs_swaps_interval_ends():
     assert t.loc[0, ["gap_z", "gap_z_lo", "gap_z_hi"]].tolist() == [-0.1, -0.3, -0.02]
     assert t.loc[0, ["gap_y", "gap_y_lo", "gap_y_hi"]].tolist() == [0.2, -0.05, 0.4]
     assert t.loc[0, "t_omit"] == -0.25 and pairs.loc[0, "gap_z"] == 0.1
+
+
+# ---------------------------------------------------------------- issue 18.6 and 18.7
+@pytest.mark.parametrize("pi", np.round(np.arange(0.0, 1.0001, 0.01), 2))
+def test_cards_sentence_and_caption_come_from_one_verdict(view, pi):
+    """At every slider value the caption's "holds"/"fails" is the cards' agreement."""
+    v = view.at(pi)
+    assert v.shortcut_holds == (v.by_criterion == v.measured)
+    assert ("holds" in v.text) == v.shortcut_holds and ("fails" in v.text) != v.shortcut_holds
+    assert v.by_criterion in v.text and v.measured in v.text
+    assert f"{pi:.2f}" in v.text
+
+
+def test_the_issues_case_058_no_longer_contradicts_itself(view):
+    """Seed 003's default scenario at π = .58: the shortcut selects EG, the rules native."""
+    v = view.at(0.58)
+    c = view.curve
+    # measured .574 < .58 < midpoint .582 < label-free .585: the old caption said "holds"
+    assert c.crossover < 0.58 < view.midpoint < c.label_free_crossover
+    assert c.shortcut_holds(0.58) and v.label_free_agrees
+    assert (v.by_criterion, v.measured) == ("EG", "native") and not v.shortcut_holds
+    assert "fails" in v.text and f"{c.crossover:.3f}" in v.text
+
+
+def _view_with(q_star, *, gap_z=0.1, t_omit=0.05, residual=-2.2e-16):
+    from dataclasses import replace as dc_replace
+
+    f = generate_scenario(ScenarioConfig())
+    v = reversal_view(f["native"], f["eg"], f["y"], f["z"], names=("native", "EG"), unit="x")
+    return dc_replace(v, q_star=q_star, gap_z=gap_z, t_omit=t_omit, identity_residual=residual)
+
+
+@pytest.mark.parametrize("q, share, says", [
+    (0.0, True, "0.0% of the omitted truths"),
+    (0.37, True, "37.0% of the omitted truths"),
+    (1.0, True, "100.0% of the omitted truths"),
+    (-1.611, False, "q* = -1.611, a negative share"),
+    (2.0, False, "more than all of them"),
+    (float("nan"), False, "T_omit = 0"),
+])
+def test_q_star_is_shown_as_a_share_only_when_it_is_one(q, share, says):
+    v = _view_with(q)
+    assert v.q_star_is_share is share
+    assert says in v.q_star_text
+
+
+def test_the_identity_sentence_prints_no_rounding_noise(view):
+    assert "e-1" not in view.identity_text and "exact" in view.identity_text
+    assert abs(view.identity_residual) < 1e-9
+    assert "1.00e-03" in _view_with(0.5, residual=1e-3).identity_text
+
+
+def test_q_star_of_the_issue_is_negative_with_these_rates():
+    """Issue 18.6: omission .1 and false matches .14 give a negative q* (the page said
+    "relabelling this share")."""
+    from dataclasses import replace as dc_replace
+
+    f = generate_scenario(dc_replace(ScenarioConfig(), omission_rate=0.1,
+                                     false_match_rate=0.14))
+    v = reversal_view(f["native"], f["eg"], f["y"], f["z"], names=("native", "EG"), unit="x",
+                      weights=f["weight"])
+    assert v.q_star < 0 and not v.q_star_is_share and "negative share" in v.q_star_text

@@ -75,9 +75,16 @@ _TIE = 1e-12
 class Verdict:
     """Which rule a proper score selects at one prevalence π (see :meth:`ReversalView.at`).
 
-    ``by_criterion`` is the crossover shortcut (two constant rules at the means);
-    ``measured`` the rules themselves with labels thinned or added at random to reach π;
-    ``side`` is ``">"``, ``"<"`` or ``"="`` (π against the midpoint).
+    ``by_criterion`` is the crossover shortcut (two constant rules at the means, seed 003
+    §5.2); ``measured`` the rules themselves with labels thinned or added at random to reach
+    π; ``side`` is ``">"``, ``"<"`` or ``"="`` (π against the midpoint).
+
+    Invariant: ``shortcut_holds`` is ``by_criterion == measured``: the cards, the sentence and
+    the caption of the page all read this one object, so they cannot disagree (issue 18.7: the
+    caption used to compare with the label-free crossover while the cards compared with the
+    measured one). ``label_free_agrees`` is the labels-free check of
+    :meth:`~core.calibration.label_source.BrierGapCurve.shortcut_holds` (spread only); ``text``
+    the caption sentence, every number in it from this object.
     """
 
     prevalence: float
@@ -87,6 +94,8 @@ class Verdict:
     measured: str
     side: str
     shortcut_holds: bool
+    label_free_agrees: bool
+    text: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,9 +160,58 @@ class ReversalView:
         g_exact = brier_gap_constant(self.b_mean, self.a_mean, pi)
         g_meas = float(np.interp(pi, self.grid, self.measured))
         side = ">" if pi > self.midpoint else "<" if pi < self.midpoint else "="
+        crit, meas = self.pick(g_exact), self.pick(g_meas)
+        holds = crit == meas
+        free = bool(self.curve.shortcut_holds(pi))
+        c = self.curve
+        if holds:
+            text = (f"At π = {pi:.2f} the midpoint shortcut holds: it selects {crit}, as the "
+                    "rules themselves do.")
+        else:
+            where = (f"between the midpoint {self.midpoint:.3f} and the measured crossover "
+                     f"{c.crossover:.3f}" if np.isfinite(c.crossover) else
+                     "where the rules themselves do not cross at all")
+            why = ("the spread alone (known before any label) already predicts the flip"
+                   if not free else "the spread alone does not predict it: the rules' "
+                   "discrimination moves the crossover")
+            text = (f"At π = {pi:.2f} the midpoint shortcut fails: it selects {crit}, the "
+                    f"rules themselves select {meas} — π lies {where}; {why}.")
         return Verdict(prevalence=pi, gap_exact=g_exact, gap_measured=g_meas,
-                       by_criterion=self.pick(g_exact), measured=self.pick(g_meas), side=side,
-                       shortcut_holds=bool(self.curve.shortcut_holds(pi)))
+                       by_criterion=crit, measured=meas, side=side, shortcut_holds=holds,
+                       label_free_agrees=free, text=text)
+
+    @property
+    def q_star_is_share(self) -> bool:
+        """``q*`` is a share of the omitted truths (it lies in [0, 1])."""
+        return bool(np.isfinite(self.q_star) and 0.0 <= self.q_star <= 1.0)
+
+    @property
+    def q_star_text(self) -> str:
+        """What ``q*`` means here, in words (issue 18.6: it is a share only in [0, 1])."""
+        q = self.q_star
+        if self.q_star_is_share:
+            return (f"Relabelling {q:.1%} of the omitted truths as true brings the reference "
+                    "gap to a tie.")
+        if not np.isfinite(q):
+            return ("No share of the omitted truths moves the reference gap: the two rules "
+                    "give the omitted truths the same confidence on average (T_omit = 0).")
+        if q < 0:
+            return ("No share of the omitted truths brings a tie: relabelling them moves the "
+                    f"reference gap further from zero (a tie would need q* = {q:.3f}, a "
+                    "negative share).")
+        left = self.gap_z - self.t_omit
+        return ("Even relabelling every omitted truth leaves the reference gap at "
+                f"{left:+.3f}, not a tie (q* = {q:.3f} would need more than all of them); the "
+                "false matches keep it there.")
+
+    @property
+    def identity_text(self) -> str:
+        """The exactness of Eq. 1 in words, without printing rounding noise."""
+        if abs(self.identity_residual) < 1e-9:
+            return ("The split is exact for any two rules: Δ under Y + T_omit + T_fp equals Δ "
+                    "under Z up to rounding in the last of 16 digits.")
+        return (f"The three terms miss Δ under Z by {self.identity_residual:.2e}, more than "
+                "rounding: a numerical problem worth reporting.")
 
     def curve_table(self) -> pd.DataFrame:
         """The two curves as a download: ``prevalence, gap_constant_rules, gap_measured``."""
