@@ -450,6 +450,13 @@ def _cmd_score(args) -> int:
     _print_table(table[["rule", "label", "n", "prevalence", "mean_forecast", "brier",
                         "log_score", "ece", "smooth_ece", "citl", "spiegelhalter_z",
                         "auroc", "ice", "ice_baseline", "corp_mcb", "corp_dsc", "corp_unc"]])
+    notes = res["notes"]
+    print("\nnotes:")
+    for rec in notes["not_reported"]:
+        print(f"  spiegelhalter_z of {rec['rule']} under {rec['label']} is not reported (NaN): "
+              f"{rec['reason']}.")
+    print(f"  {notes['spiegelhalter_z']}")
+    print(f"  {notes['log_score']}")
     if "label_source" in res:
         ls = res["label_source"]
         print(f"\nlabel source (A = p, B = p_b): gap under y {ls['gap_y']:+.4f}, under z "
@@ -1260,7 +1267,12 @@ def _parser() -> _Parser:
     nq.add_argument("--json", type=_json_out, help=json_help)
     nq.set_defaults(func=_cmd_import_nq301)
 
-    sc = sub.add_parser("score", help="every score and decomposition of a CSV of forecasts")
+    sc = sub.add_parser("score", help="every score and decomposition of a CSV of forecasts",
+                        description="Every score and decomposition of a CSV of forecasts. "
+                                    "spiegelhalter_z tests reliability (is the Brier score "
+                                    "what calibrated forecasts would score?), not calibration "
+                                    "in the large (citl); it is NaN when its normal "
+                                    "approximation fails. log_score clips p at 1e-15.")
     sc.add_argument("file", type=_existing_file,
                     help="CSV with columns p, y [, z, p_b, cluster, weight]")
     sc.add_argument("--json", type=_json_out, help=json_help)

@@ -27,6 +27,7 @@ import pages._shared.preload  # noqa: F401  (first: imports everything in one or
 
 import streamlit as st
 
+from core.calibration.reliability_view import band_note
 from core.calibration.score_view import bin_points
 from core.figures.calibration import (
     binned_reliability_figure,
@@ -155,9 +156,7 @@ def panel() -> None:
         "The dashed diagonal is perfect calibration; the dotted line is the prevalence "
         f"E[{sv.label_name}] = {view.prevalence:.3f} of {first}'s items, where a constant "
         "forecast would have to sit. "
-        + (f"The shaded band belongs to {first}: 90 % of calibrated forecasters with its "
-           "forecasts land inside, so what lies outside it is miscalibration, not noise. "
-           if bands else "")
+        + (band_note(view, first) + " " if bands else "")
         + "Three estimators of one curve: binned needs a B and is biased upwards; CORP needs "
           "no tuning and its decomposition below is exact; the smooth curve picks its own "
           "bandwidth σ, is dotted where forecasts are sparse and left out where there are "
@@ -198,9 +197,8 @@ def panel() -> None:
         scores = scores.assign(**{c: "—" for c in scores.columns if scores[c].isna().all()})
         st.dataframe(scores, hide_index=True, width="stretch",
                      column_config=num_columns(scores))
-        st.caption("Spiegelhalter's z tests calibration in the large (|z| > 1.96 rejects at "
-                   "5 %). ICE is the mean |label − p|; its comparison forecasts the rule's "
-                   "average confidence everywhere.")
+        st.caption(" ".join(sv.score_notes) + " ICE is the mean |label − p|; its comparison "
+                   "forecasts the rule's average confidence everywhere.")
     download_row(key="rel_dl_scores", stem=f"reliability_scores_{data}", frame=sv.download,
                  what="Scores, Y and Z")
     if sv.table2 is not None:

@@ -27,7 +27,18 @@ from core.calibration.reliability import (
     reliability_curve,
     rms_calibration_error,
 )
-from core.calibration.scores import auroc, brier_score, calibration_in_the_large, log_score
+from core.calibration.scores import (
+    LOG_SCORE_EPS,
+    LOG_SCORE_NOTE,
+    SPIEGELHALTER_MIN_ITEMS,
+    SPIEGELHALTER_NOTE,
+    auroc,
+    brier_score,
+    calibration_in_the_large,
+    log_score,
+    spiegelhalter_reason,
+    spiegelhalter_z,
+)
 from core.calibration.smooth import smooth_ece, smooth_reliability
 from core.stats import exact_interval
 
@@ -104,21 +115,123 @@ def test_calibration_in_the_large_closed_form():
     r = calibration_in_the_large([0.2, 0.4], [1, 0])
     assert r.citl == pytest.approx(0.3 - 0.5)
     assert r.citl_squared == pytest.approx(0.04)
-    assert r.spiegelhalter_z == pytest.approx(0.40 / math.sqrt(0.0672))
+    assert r.n == 2 and r.mean_outcome == 0.5
+    # two items: z is not reported (its normal approximation has nothing to stand on)
+    assert math.isnan(r.spiegelhalter_z) and "1.3 effective items" in r.spiegelhalter_reason
+    # the same pair ten times: n_eff = 13.2, skewness .38, so z is reported in closed form
+    r = calibration_in_the_large([0.2, 0.4] * 10, [1, 0] * 10)
+    assert r.spiegelhalter_reason is None
+    assert r.spiegelhalter_z == pytest.approx(10 * 0.40 / math.sqrt(10 * 0.0672))
     assert r.spiegelhalter_p == pytest.approx(2 * (1 - 0.5 * (1 + math.erf(
         abs(r.spiegelhalter_z) / math.sqrt(2)))))
-    assert r.n == 2 and r.mean_outcome == 0.5
+    sz = spiegelhalter_z([0.2, 0.4] * 10, [1, 0] * 10)
+    assert sz.n_eff == pytest.approx((10 * 0.0672) ** 2 / (10 * (0.0576**2 + 0.0096**2)))
+    assert sz.skewness == pytest.approx(10 * (0.6**3 * 0.16 * 0.6 + 0.2**3 * 0.24 * 0.2)
+                                        / (10 * 0.0672) ** 1.5)
 
 
 def test_spiegelhalter_undefined_and_weight_scale_invariant():
     r = calibration_in_the_large([0.5, 0.5, 0.0, 1.0], [1, 0, 0, 1])
     assert math.isnan(r.spiegelhalter_z) and math.isnan(r.spiegelhalter_p)
+    assert r.spiegelhalter_reason == "its variance is 0 (every forecast is 0, 0.5 or 1)"
     assert r.citl == 0.0
-    p, y, w = [0.1, 0.3, 0.8, 0.9], [0, 1, 1, 0], np.array([1.0, 2.0, 0.5, 3.0])
+    p, y = [0.2, 0.4, 0.6, 0.7] * 10, [0, 1, 1, 0] * 10
+    w = np.tile([1.0, 2.0, 0.5, 3.0], 10)
     a = calibration_in_the_large(p, y, weights=w)
     b = calibration_in_the_large(p, y, weights=7 * w)
+    assert np.isfinite(a.spiegelhalter_z)
     assert a.spiegelhalter_z == pytest.approx(b.spiegelhalter_z)
     assert a.citl == pytest.approx(b.citl)
+
+
+def _z_many(p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spiegelhalter's z of each row of ``y`` (reps, n) at forecasts ``p`` (the formula)."""
+    c = 1.0 - 2.0 * p
+    return ((y - p) * c).sum(axis=1) / math.sqrt(float(np.sum(c * c * p * (1 - p))))
+
+
+def _rejection_rate(p, truth, *, reps: int, seed: int) -> float:
+    """Share of seeded draws y ~ Bernoulli(truth) where the core's z rejects at 5 %."""
+    rng = np.random.default_rng(seed)
+    p, truth = np.asarray(p, float), np.asarray(truth, float)
+    y = (rng.random((reps, p.size)) < truth).astype(float)
+    z = _z_many(p, y)
+    for i in range(5):  # the vectorised formula is the core's statistic (where it reports one)
+        got = spiegelhalter_z(p, y[i])
+        assert got.z == pytest.approx(z[i], rel=1e-10) if got.reason is None else \
+            math.isnan(got.z)
+    return float(np.mean(np.abs(z) > 1.96))
+
+
+def test_spiegelhalter_has_no_power_against_a_shift_of_calibration_in_the_large():
+    """Issue 18: forecasts {.2, .8} whose true rates are .1 higher (CITL −.1): z rejects at its
+    nominal 5 % (the two halves' misses cancel), though calibration in the large is off."""
+    p = np.tile([0.2, 0.8], 1000)
+    rate = _rejection_rate(p, p + 0.1, reps=2000, seed=181)
+    assert 0.03 <= rate <= 0.07  # 2,000 draws: SE .005
+    y = (np.random.default_rng(0).random(p.size) < p + 0.1).astype(float)
+    assert calibration_in_the_large(p, y).citl == pytest.approx(-0.1, abs=0.03)
+
+
+def test_spiegelhalter_rejects_overconfidence_that_is_calibrated_in_the_large():
+    """Issue 18: forecasts {.1, .9} whose true rates are {.3, .7}: CITL 0, z rejects always."""
+    p = np.tile([0.1, 0.9], 1000)
+    truth = np.tile([0.3, 0.7], 1000)
+    assert _rejection_rate(p, truth, reps=2000, seed=182) >= 0.99
+    y = (np.random.default_rng(0).random(p.size) < truth).astype(float)
+    assert calibration_in_the_large(p, y).citl == pytest.approx(0.0, abs=0.03)
+
+
+_SIZE_CASES = {  # forecasts → is z reported (the small-sample rule)?
+    "uniform 0.05-0.95, n = 40": (np.linspace(0.05, 0.95, 40), True),
+    "uniform 0-1, n = 30": (np.linspace(0.0, 1.0, 30), True),
+    "{.2, .8}, n = 10": (np.tile([0.2, 0.8], 5), True),
+    "0.7-0.99, n = 40": (np.linspace(0.7, 0.99, 40), True),
+    "Beta(5, 1.5) quantiles, n = 259": (np.quantile(
+        np.random.default_rng(5).beta(5, 1.5, 100_000), np.linspace(0.01, 0.99, 259)), True),
+    "{.2, .8}, n = 2": (np.array([0.2, 0.8]), False),
+    "0.9-0.999, n = 10": (np.linspace(0.9, 0.999, 10), False),
+    "0.05 twenty times": (np.full(20, 0.05), False),
+    "0.01-0.1, n = 30": (np.linspace(0.01, 0.1, 30), False),
+    "one 0.02 among 0.45-0.55, n = 20": (np.r_[np.linspace(0.45, 0.55, 19), 0.02], False),
+}
+
+
+@pytest.mark.parametrize("name", list(_SIZE_CASES))
+def test_spiegelhalter_small_sample_rule_keeps_its_size(name):
+    """Seeded size check under calibration (y ~ Bernoulli(p)): where z is reported, it rejects
+    about 5 % of the time; the cases the rule leaves out are the ones whose normal
+    approximation is off or that the rule cannot vouch for."""
+    p, reported = _SIZE_CASES[name]
+    sz = spiegelhalter_z(p, (p > 0.5).astype(float))
+    assert (sz.reason is None) == reported, sz.reason
+    rate = _rejection_rate(p, p, reps=20_000, seed=183)  # SE .0015 at .05
+    if reported:
+        assert 0.025 <= rate <= 0.075, rate
+    else:
+        assert math.isnan(sz.z) and sz.reason
+    if name in ("0.9-0.999, n = 10", "0.05 twenty times"):
+        assert rate > 0.075  # what the rule prevents: a 5 % test that rejects more often
+
+
+def test_spiegelhalter_reasons_name_the_threshold():
+    assert spiegelhalter_reason(9.9, 0.0) == (
+        f"too few items carry its variance (9.9 effective items, need "
+        f"{SPIEGELHALTER_MIN_ITEMS:g})")
+    assert "skewness -0.60, at most 0.5" in spiegelhalter_reason(50.0, -0.6)
+    assert "too skewed" in spiegelhalter_reason(50.0, float("inf"))
+    assert spiegelhalter_reason(10.0, 0.5) is None
+    assert "not calibration in the large" in SPIEGELHALTER_NOTE
+    assert "1 − 2p" in SPIEGELHALTER_NOTE and "CITL" in SPIEGELHALTER_NOTE
+
+
+def test_the_log_score_clip_is_stated_with_its_value():
+    assert LOG_SCORE_EPS == 1e-15
+    cost = log_score([0.0], [1])
+    assert cost == pytest.approx(-math.log(LOG_SCORE_EPS)) and round(cost, 1) == 34.5
+    assert "[1e-15, 1 − 1e-15]" in LOG_SCORE_NOTE and f"{cost:.1f} nats" in LOG_SCORE_NOTE
+    assert "not infinity" in LOG_SCORE_NOTE
+    assert "1e-15" in log_score.__doc__ and "34.5" in log_score.__doc__
 
 
 def test_auroc_ties_half_and_weights():
@@ -489,7 +602,8 @@ def test_smooth_consistency_band_equals_one_curve_per_resample(sigma):
     from core.calibration.smooth import smooth_consistency_band, smooth_reliability
 
     p = np.random.default_rng(1).beta(2, 3, 400)
-    band = smooth_consistency_band(p, sigma=sigma, n_boot=30, seed=5, n_grid=120)
+    band = smooth_consistency_band(p, sigma=sigma, n_boot=30, seed=5, n_grid=120,
+                                   simultaneous=False)
     rng = np.random.default_rng(5)
     fits = np.array([smooth_reliability(p, (rng.random(p.size) < p).astype(float),
                                         sigma=sigma, n_grid=120).frequency

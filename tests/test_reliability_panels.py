@@ -204,6 +204,20 @@ def test_score_view_refuses_mismatched_tables_and_labels(scenario):
         score_view(sy, None, names=NAMES, label="w", n_bins=10, strategy="uniform")
 
 
+def test_score_notes_say_what_z_tests_where_it_is_left_out_and_the_log_clip(scenario):
+    from core.calibration.scores import LOG_SCORE_NOTE, SPIEGELHALTER_NOTE
+
+    v = score_view(scores_of(scenario, "y"), None, names=NAMES, label="y", n_bins=10,
+                   strategy="uniform")
+    assert v.score_notes == (SPIEGELHALTER_NOTE, LOG_SCORE_NOTE)  # z reported for both
+    tiny = pd.DataFrame([{"rule": "native", **score_summary([0.2, 0.8, 0.6], [1, 1, 0])}])
+    t = score_view(tiny, None, names=NAMES, label="y", n_bins=10, strategy="uniform")
+    assert np.isnan(t.all_scores["Spiegelhalter z"][0])
+    assert t.score_notes[1] == ("Spiegelhalter's z of native under Y is left out: too few "
+                                "items carry its variance (2.3 effective items, need 10).")
+    assert "not calibration in the large" in t.score_notes[0]
+
+
 def test_bin_points_keep_the_non_empty_bins(scenario):
     view = reliability_view(frames_of(scenario), rules=("native", "eg"), label="y", n_bins=10,
                             strategy="uniform", bands=False)

@@ -157,3 +157,33 @@ def test_one_class_keeps_auroc_undefined_without_warnings():
     res = score_frame(pd.DataFrame({"p": [0.2, 0.5, 1.0], "y": [1, 1, 1]}))
     sc = res["rules"]["p"]["y"]
     assert np.isnan(sc["auroc"]) and np.isfinite(sc["brier"]) and sc["prevalence"] == 1.0
+
+
+def test_two_rows_leave_z_out_with_a_reason_and_the_cli_says_so(tmp_path, capsys):
+    """Issue 18: at n = 2 the CLI printed a z without a word; now z is NaN, the JSON and the
+    printed notes give the reason, say what z tests and state the log score's clip."""
+    from core.calibration.scores import LOG_SCORE_NOTE, SPIEGELHALTER_NOTE
+    from core.cli import main
+
+    res = score_frame(pd.DataFrame({"p": [0.2, 0.8], "y": [1.0, 1.0]}))
+    assert np.isnan(res["rules"]["p"]["y"]["spiegelhalter_z"])
+    notes = res["notes"]
+    assert notes["spiegelhalter_z"] == SPIEGELHALTER_NOTE
+    assert notes["log_score"] == LOG_SCORE_NOTE
+    assert notes["not_reported"] == [{"rule": "p", "label": "y", "field": "spiegelhalter_z",
+                                      "reason": "too few items carry its variance (2.0 "
+                                                "effective items, need 10)"}]
+    path = tmp_path / "two.csv"
+    path.write_bytes(b"p,y\n0.2,1\n0.8,1\n")
+    assert main(["score", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "spiegelhalter_z of p under y is not reported (NaN): too few items" in out
+    assert SPIEGELHALTER_NOTE in out and LOG_SCORE_NOTE in out and "34.5 nats" in out
+
+
+def test_enough_rows_report_z_and_no_reason():
+    rng = np.random.default_rng(4)
+    p = rng.uniform(0.05, 0.95, 400)
+    res = score_frame(pd.DataFrame({"p": p, "y": (rng.random(400) < p) * 1.0}))
+    assert np.isfinite(res["rules"]["p"]["y"]["spiegelhalter_z"])
+    assert res["notes"]["not_reported"] == []

@@ -3,9 +3,11 @@ label-source effect (seed 003; the label-source notes).
 
 Public API (one concept per module):
 
-* :mod:`.scores` — Brier and log score, calibration-in-the-large with Spiegelhalter's z, AUROC;
+* :mod:`.scores` — Brier and log score, calibration-in-the-large, Spiegelhalter's z (a test of
+  reliability, reported only where its normal approximation holds), AUROC;
 * :mod:`.reliability` — binned reliability curves, ECE/MCE/RMS, the binned Murphy decomposition
   with its within-bin terms, consistency bands;
+* :mod:`.bands` — simultaneous consistency bands (a whole calibrated curve stays inside);
 * :mod:`.corp` — the CORP curve (isotonic, tied forecasts pooled) and MCB − DSC + UNC;
 * :mod:`.smooth` — smooth ECE with its automatic bandwidth (relplot 1.0.3 numerics);
 * :mod:`.recalibration` — Platt scaling (smoothed targets) and isotonic maps;

@@ -4,7 +4,8 @@ Sources: seed 003 §4 (weighted ten-bin ECE_w,
 ECE_w ≥ |E_w[C] − E_w[Y]|); the calibration notes §5.1 (binned Murphy
 decomposition with the Stephenson et al. 2008 within-bin terms), §5.2 (binned ECE, MCE, L2
 error, edge semantics), §2.4 (consistency bands by resampling, as R ``reliabilitydiag``),
-§6.6–6.7 (default bin counts differ; the p = 1 bin).
+§6.6–6.7 (default bin counts differ; the p = 1 bin); issue 18 (the band holds a whole
+calibrated curve, not each bin alone: :mod:`core.calibration.bands`).
 
 Bin conventions (all functions of this module)
 ----------------------------------------------
@@ -35,6 +36,7 @@ from core.calibration._checks import (
     check_probabilities,
     check_weights,
 )
+from core.calibration.bands import band_envelope, check_n_boot, share_inside
 from core.stats import exact_interval
 
 __all__ = [
@@ -420,7 +422,7 @@ def murphy_decomposition(p, y, *, n_bins: int = 10, strategy: str = "uniform",
 
 @dataclass(frozen=True, eq=False)
 class ConsistencyBands:
-    """Per-bin band of observed frequencies a calibrated forecaster would show.
+    """Band of per-bin observed frequencies that a calibrated forecaster's curve stays inside.
 
     Attributes
     ----------
@@ -429,11 +431,20 @@ class ConsistencyBands:
     mean_forecast : ndarray
         p̄_k (NaN if empty) — the centre a calibrated forecaster aims at.
     low, high : ndarray
-        Pointwise (1 − level)/2 and (1 + level)/2 quantiles of the resampled ȳ*_k
-        (NaN if empty).
+        The band at each non-empty bin (NaN if empty): simultaneous (the whole curve, see
+        :mod:`core.calibration.bands`) or pointwise quantiles of the resampled ȳ*_k.
     empty : ndarray of bool
     level : float
+        Simultaneous: share of whole calibrated curves the band is built to hold; pointwise:
+        share at each bin.
     n_boot : int
+    simultaneous : bool
+    pointwise_level : float
+        The share of resampled ȳ*_k inside the band at each single bin, at least.
+    coverage : float
+        Share of ``n_check`` fresh calibrated curves (not used to build the band) lying
+        wholly inside it; NaN when ``n_check`` is 0.
+    n_check : int
     """
 
     edges: np.ndarray
@@ -443,11 +454,28 @@ class ConsistencyBands:
     empty: np.ndarray
     level: float
     n_boot: int
+    simultaneous: bool = True
+    pointwise_level: float = float("nan")
+    coverage: float = float("nan")
+    n_check: int = 0
+
+
+def _resampled_frequencies(rng, p, onehot, safe, m_total):
+    """``m_total`` calibrated curves: per-bin weighted frequencies of y* ~ Bernoulli(p)."""
+    sums = np.empty((m_total, onehot.shape[1]))
+    chunk = max(1, int(4_000_000 // p.size))
+    for start in range(0, m_total, chunk):
+        m = min(chunk, m_total - start)
+        ystar = (rng.random((m, p.size)) < p).astype(float)
+        sums[start:start + m] = ystar @ onehot
+    return sums / safe
 
 
 def consistency_bands(p, *, n_bins: int = 10, strategy: str = "uniform", weights=None,
-                      n_boot: int = 1000, level: float = 0.9, seed) -> ConsistencyBands:
-    """Consistency bands for a binned reliability diagram by resampling y* ~ Bernoulli(p).
+                      n_boot: int = 1000, level: float = 0.9, seed,
+                      simultaneous: bool = True, n_check: int = 0,
+                      edges=None) -> ConsistencyBands:
+    """Consistency band for a binned reliability diagram by resampling y* ~ Bernoulli(p).
 
     Parameters
     ----------
@@ -457,12 +485,21 @@ def consistency_bands(p, *, n_bins: int = 10, strategy: str = "uniform", weights
     n_bins, strategy, weights
         As in :func:`reliability_curve`; the bins are fixed by the observed p.
     n_boot : int, default 1000
-        Number of resamples.
+        Number of resamples that build the band.
     level : float, default 0.9
-        Pointwise coverage of the band (R ``reliabilitydiag``'s default level 0.9).
+        Simultaneous (default): at least this share of whole calibrated curves lies inside
+        (issue 18). Pointwise: the share at each bin (R ``reliabilitydiag``'s level 0.9).
     seed : int or numpy.random.Generator
         Required. Passed to ``numpy.random.default_rng`` (a Generator is used as is, and
         advanced).
+    simultaneous : bool, default True
+        A band for the whole curve (:func:`core.calibration.bands.band_envelope`), or the
+        former pointwise band.
+    n_check : int, default 0
+        Fresh calibrated curves drawn after the band's own, to measure ``coverage``.
+    edges : array_like, optional
+        Bin edges to use instead of those of ``p`` (e.g. the full data's quantile edges when
+        ``p`` is a subsample of it).
 
     Returns
     -------
@@ -473,34 +510,42 @@ def consistency_bands(p, *, n_bins: int = 10, strategy: str = "uniform", weights
     calibration-notes §2.4 (R reliabilitydiag "consistency regions": bands around the
     diagonal simulated under the hypothesis of calibration) and §7 (determinism). Each
     resample draws y*_i = 1(U_i < p_i) with U_i uniform on [0, 1) from the Generator, so
-    p = 0 never and p = 1 always yields 1; per-bin weighted frequencies ȳ*_k are collected
-    and their pointwise quantiles (numpy "linear" method) form the band. The same seed gives
+    p = 0 never and p = 1 always yields 1; per-bin weighted frequencies ȳ*_k are collected.
+    A pointwise 90 % band holds each bin 90 % of the time but the whole curve much less
+    often (about half the time with ten bins on seed 003's default scenario), so the band
+    is simultaneous by default. Empty bins are not part of the band. The same seed gives
     byte-identical bands.
     """
     p = check_probabilities(as_float_array(p, "p"))
     w = check_weights(weights, p.size)
     level = check_level(level)
-    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    n_boot = int(n_boot)
+    n_boot = check_n_boot(n_boot)
+    n_check = 0 if n_check == 0 else check_n_boot(n_check, "n_check")
     rng = np.random.default_rng(seed)
-    edges = bin_edges(p, n_bins=n_bins, strategy=strategy)
+    if edges is None:
+        edges = bin_edges(p, n_bins=n_bins, strategy=strategy)
+    else:
+        edges = as_float_array(edges, "edges")
+        if edges.size < 2 or np.any(np.diff(edges) < 0) or edges[0] > 0 or edges[-1] < 1:
+            raise ValueError(f"edges must be non-decreasing from ≤ 0 to ≥ 1, got {edges}")
     idx, count, wk, swp, _, _ = _bin_sums(p, np.zeros_like(p), w, edges)
     B = edges.size - 1
     empty = count == 0
     onehot = np.zeros((p.size, B))
     onehot[np.arange(p.size), idx] = w
-    sums = np.empty((n_boot, B))
-    chunk = max(1, int(4_000_000 // p.size))
-    for start in range(0, n_boot, chunk):
-        m = min(chunk, n_boot - start)
-        ystar = (rng.random((m, p.size)) < p).astype(float)
-        sums[start:start + m] = ystar @ onehot
     safe = np.where(empty, 1.0, wk)
-    freq = sums / safe
-    q = np.quantile(freq, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0)
-    lo = np.where(empty, np.nan, q[0])
-    hi = np.where(empty, np.nan, q[1])
+    freq = _resampled_frequencies(rng, p, onehot, safe, n_boot)
+    env = band_envelope(freq[:, ~empty], level=level, simultaneous=simultaneous)
+    lo = np.full(B, np.nan)
+    hi = np.full(B, np.nan)
+    lo[~empty], hi[~empty] = env.low, env.high
+    coverage = float("nan")
+    if n_check:
+        check = _resampled_frequencies(rng, p, onehot, safe, n_check)
+        coverage = share_inside(check, lo, hi)
     mean_f = np.where(empty, np.nan, swp / safe)
     return ConsistencyBands(edges=_ro(edges), mean_forecast=_ro(mean_f), low=_ro(lo),
-                            high=_ro(hi), empty=_ro(empty), level=level, n_boot=n_boot)
+                            high=_ro(hi), empty=_ro(empty), level=level, n_boot=n_boot,
+                            simultaneous=bool(simultaneous),
+                            pointwise_level=float(env.pointwise_level), coverage=coverage,
+                            n_check=int(n_check))

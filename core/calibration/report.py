@@ -23,6 +23,7 @@ import pandas as pd
 
 from .label_source import crossover_prevalence, label_source_decomposition
 from .reliability import reliability_curve
+from .scores import LOG_SCORE_NOTE, SPIEGELHALTER_NOTE, spiegelhalter_reason
 from .summary import score_summary
 
 __all__ = [
@@ -309,9 +310,14 @@ def score_frame(df: pd.DataFrame) -> dict:
     Returns
     -------
     dict
-        ``rules`` (scores per rule and label), ``reliability`` (records), and when present
-        ``clusters`` and ``label_source``. Undefined statistics are NaN: AUROC with one class,
-        Spiegelhalter's z with zero null variance, smooth ECE with weights.
+        ``rules`` (scores per rule and label), ``reliability`` (records), ``notes`` and when
+        present ``clusters`` and ``label_source``. Undefined statistics are NaN: AUROC with one
+        class, Spiegelhalter's z where its normal approximation fails, smooth ECE with weights.
+        ``notes`` documents the fields that need it: ``notes["spiegelhalter_z"]`` what z tests
+        (whether the Brier score is compatible with calibrated forecasts, i.e. reliability,
+        weighting each forecast by 1 − 2p; not calibration in the large, which is ``citl``),
+        ``notes["log_score"]`` its clipping at 1e-15, and ``notes["not_reported"]`` one
+        ``{rule, label, field, reason}`` per z left out.
 
     Raises
     ------
@@ -340,6 +346,14 @@ def score_frame(df: pd.DataFrame) -> dict:
             if bad:
                 raise ValueError(f"scores of {rule} under {label} are not finite "
                                  f"({', '.join(bad)}); check the weights")
+    out["notes"] = {"spiegelhalter_z": SPIEGELHALTER_NOTE, "log_score": LOG_SCORE_NOTE,
+                    "not_reported": [
+                        {"rule": rule, "label": label, "field": "spiegelhalter_z",
+                         "reason": why}
+                        for rule, by_label in out["rules"].items()
+                        for label, sc in by_label.items()
+                        if (why := spiegelhalter_reason(sc["spiegelhalter_n_eff"],
+                                                        sc["spiegelhalter_skew"])) is not None]}
     curve = reliability_curve(p, y, n_bins=10, weights=w)
     out["reliability"] = pd.DataFrame({
         "bin_low": curve.edges[:-1], "bin_high": curve.edges[1:], "count": curve.count,

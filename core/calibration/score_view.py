@@ -25,6 +25,7 @@ import pandas as pd
 
 from .paper import DSC_RANGE, TABLE1_AVERAGE_ICE, TABLE2
 from .reliability_view import ReliabilityView
+from .scores import LOG_SCORE_NOTE, SPIEGELHALTER_NOTE, spiegelhalter_reason
 
 __all__ = ["NUMBER_KEYS", "LABEL_NAMES", "Headline", "ScoreView", "bin_points", "score_view"]
 
@@ -78,6 +79,8 @@ class ScoreView:
     table2 : ours beside seed 003's Table 2, or ``None``.
     dsc_range : the seed's range of DSC for the audited rules.
     average_ice : Table 1's ICE change of the average-confidence baseline by label.
+    score_notes : what the "every score" table says: what Spiegelhalter's z tests, where it
+        is left out and why (one sentence per rule), and the log score's clipping.
     """
 
     label: str
@@ -95,6 +98,7 @@ class ScoreView:
     table2: pd.DataFrame | None
     dsc_range: tuple[float, float]
     average_ice: Mapping[str, float]
+    score_notes: tuple[str, ...] = ()
 
 
 def _table2(scores: pd.DataFrame, other_scores: pd.DataFrame, names: Mapping[str, str],
@@ -160,12 +164,22 @@ def score_view(scores: pd.DataFrame, other_scores: pd.DataFrame | None, *,
     table2 = None
     if default_scenario and other is not None and n_bins == 10 and strategy == "uniform":
         table2 = _table2(scores, other_scores, names, label, other)
+    notes = [SPIEGELHALTER_NOTE]
+    if {"spiegelhalter_n_eff", "spiegelhalter_skew"} <= set(scores.columns):
+        for name, ne, sk in zip(shown, scores["spiegelhalter_n_eff"],
+                                scores["spiegelhalter_skew"], strict=True):
+            why = spiegelhalter_reason(float(ne), float(sk))
+            if why is not None:
+                notes.append(f"Spiegelhalter's z of {name} under {LABEL_NAMES[label]} is left "
+                             f"out: {why}.")
+    notes.append(LOG_SCORE_NOTE)
     return ScoreView(label=label, other=other, label_name=LABEL_NAMES[label],
                      other_name=LABEL_NAMES[other] if other else None, n_bins=int(n_bins),
                      strategy=strategy, headline=tuple(headline), terms=terms,
                      numbers=numbers, all_scores=renamed[rest].reset_index(drop=True),
                      ece_column=rename["ece"], download=pd.concat(long, ignore_index=True),
-                     table2=table2, dsc_range=DSC_RANGE, average_ice=TABLE1_AVERAGE_ICE)
+                     table2=table2, dsc_range=DSC_RANGE, average_ice=TABLE1_AVERAGE_ICE,
+                     score_notes=tuple(notes))
 
 
 def bin_points(view: ReliabilityView, names: Mapping[str, str]) -> pd.DataFrame:

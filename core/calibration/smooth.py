@@ -41,17 +41,22 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.signal import fftconvolve
+from scipy.sparse import csr_matrix
 
-from core.calibration._checks import check_forecasts
+from core.calibration._checks import check_forecasts, check_level
+from core.calibration.bands import band_envelope, check_n_boot, share_inside
 
-__all__ = ["SmoothBand", "SmoothReliability", "forecast_bandwidth", "smooth_consistency_band",
-           "smooth_ece", "smooth_reliability"]
+__all__ = ["DENSE_SHARE", "SmoothBand", "SmoothReliability", "dense_region",
+           "forecast_bandwidth", "smooth_consistency_band", "smooth_ece", "smooth_reliability"]
 
 _DENSITY_EPS = 1e-4  # relplot BaseKernelMixin.smooth(eps=0.0001)
 _SIGMA_FLOOR = 1e-3  # relplot smECE(eps=0.001)
 _BISECTION_STEPS = 10  # relplot search_param(refine=10)
 _MESH_MIN = 200  # relplot config.smECE_mesh_pts / plot_mesh_pts
 _BANDWIDTH_RANGE = (0.01, 0.25)  # forecast_bandwidth's clip (a spike, at most a quarter)
+#: A smooth curve is drawn solid (and its band drawn) where its forecast density reaches this
+#: share of its peak (:func:`dense_region`).
+DENSE_SHARE = 0.05
 
 
 def _round_to_grid(f: np.ndarray, v: np.ndarray, m: int) -> np.ndarray:
@@ -258,51 +263,104 @@ def smooth_reliability(p, y, *, sigma: float | None = None, n_grid: int = 200,
                              density_bandwidth=None if density_bandwidth is None else h)
 
 
+def dense_region(density, *, share: float = DENSE_SHARE) -> np.ndarray:
+    """Where a curve is drawn solid and its band drawn: from the first to the last grid point
+    whose forecast density reaches ``share`` of its peak (one contiguous range; bool mask).
+
+    Examples
+    --------
+    >>> dense_region([0.0, 1.0, 0.01, 2.0, 0.0]).tolist()
+    [False, True, True, True, False]
+    """
+    d = np.asarray(density, float)
+    out = np.zeros(d.size, bool)
+    if d.size == 0 or not np.isfinite(d).any() or np.nanmax(d) <= 0:
+        return out
+    ok = np.flatnonzero(d >= share * float(np.nanmax(d)))
+    out[int(ok[0]):int(ok[-1]) + 1] = True
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class SmoothBand:
-    """Pointwise consistency band of the smooth reliability curve (see
-    :func:`smooth_consistency_band`)."""
+    """Consistency band of the smooth reliability curve (see :func:`smooth_consistency_band`).
+
+    ``low``/``high`` are NaN outside ``region`` (the grid points the band is made for);
+    ``coverage`` is the share of ``n_check`` fresh calibrated curves wholly inside the band
+    (NaN if none); ``pointwise_level`` the share at each single grid point, at least.
+    """
 
     grid: np.ndarray
     low: np.ndarray
     high: np.ndarray
     level: float
     n_boot: int
+    simultaneous: bool = True
+    pointwise_level: float = float("nan")
+    coverage: float = float("nan")
+    n_check: int = 0
 
 
 def smooth_consistency_band(p, *, sigma: float, n_boot: int = 100, level: float = 0.9,
-                            seed: int = 0, n_grid: int = 200) -> SmoothBand:
+                            seed: int = 0, n_grid: int = 200, simultaneous: bool = True,
+                            n_check: int = 0, region=None) -> SmoothBand:
     """Where the smooth curve of a *calibrated* forecaster with forecasts ``p`` would lie.
 
     Each of ``n_boot`` resamples draws y* ~ Bernoulli(p) (seeded ``numpy.random.Generator``)
     and smooths it with :func:`smooth_reliability` at the fixed
-    bandwidth ``sigma`` (the observed curve's σ*); the band is the pointwise quantile range.
+    bandwidth ``sigma`` (the observed curve's σ*). The band is simultaneous by default: at
+    least ``level`` of whole calibrated curves lie inside it over ``region``
+    (:func:`core.calibration.bands.band_envelope`; issue 18); ``simultaneous=False`` gives
+    the pointwise quantile range. ``n_check`` fresh curves drawn afterwards measure
+    ``coverage``. ``region`` (bool mask over the grid, default all of it) is where the band
+    is made for, e.g. :func:`dense_region` of the drawn curve: far from every forecast the
+    kernel curve is an extrapolation and the band would be meaningless there.
     Same idea as the binned and CORP consistency bands (R ``reliabilitydiag``), and unlike
     relplot's bands it is seeded and centred on the hypothesis of calibration.
     """
     p = np.asarray(p, float)
+    level = check_level(level)
+    n_boot = check_n_boot(n_boot)
+    n_check = 0 if n_check == 0 else check_n_boot(n_check, "n_check")
     rng = np.random.default_rng(seed)
     grid = np.linspace(0.0, 1.0, int(n_grid))
+    where = np.ones(grid.size, bool) if region is None else np.asarray(region, bool)
+    if where.shape != grid.shape:
+        raise ValueError(f"region must be a bool mask of the {grid.size} grid points, got "
+                         f"shape {where.shape}")
     # every resample shares the forecasts and σ, and smoothing is linear in the outcomes:
     # one (B, n) draw (the same stream as B draws of n), one batched convolution, and the
     # density (outcome-free) once. Equal to B calls of smooth_reliability up to rounding.
-    ystar = (rng.random((int(n_boot), p.size)) < p[None, :]).astype(float)
-    num = _apply_rows(p, ystar, grid, float(sigma))
     dens = _apply(p, np.ones_like(p), grid, float(sigma)) + _DENSITY_EPS
-    fits = num / dens[None, :]
-    lo, hi = np.quantile(fits, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0)
-    return SmoothBand(grid=grid, low=lo, high=hi, level=float(level), n_boot=int(n_boot))
+
+    def fits(m: int) -> np.ndarray:
+        ystar = (rng.random((m, p.size)) < p[None, :]).astype(float)
+        return _apply_rows(p, ystar, grid, float(sigma)) / dens[None, :]
+
+    env = band_envelope(fits(n_boot)[:, where], level=level, simultaneous=simultaneous)
+    lo = np.full(grid.size, np.nan)
+    hi = np.full(grid.size, np.nan)
+    lo[where], hi[where] = env.low, env.high
+    coverage = share_inside(fits(n_check), lo, hi) if n_check else float("nan")
+    return SmoothBand(grid=grid, low=lo, high=hi, level=level, n_boot=n_boot,
+                      simultaneous=bool(simultaneous),
+                      pointwise_level=float(env.pointwise_level), coverage=coverage,
+                      n_check=int(n_check))
 
 
 def _apply_rows(f: np.ndarray, v: np.ndarray, t: np.ndarray, sigma: float) -> np.ndarray:
-    """:func:`_apply` for every row of ``v`` (B, n) at once (FFT convolution)."""
+    """:func:`_apply` for every row of ``v`` (B, n) at once (FFT convolution).
+
+    The spreading onto the grid is a sparse (n, m) map with two entries per forecast, so the
+    memory is that of ``v`` and the result, not n × m.
+    """
     m = max(2000, round(20 / sigma)) // 2 + 1
     j = (f * (m - 1)).astype(int).clip(0, m - 2)
     frac = f * (m - 1) - j
-    spread = np.zeros((f.size, m))  # the linear map of _round_to_grid
-    np.add.at(spread, (np.arange(f.size), j), 1 - frac)
-    np.add.at(spread, (np.arange(f.size), j + 1), frac)
-    grid = v @ spread
+    rows = np.arange(f.size)
+    spread = csr_matrix((np.r_[1 - frac, frac], (np.r_[rows, rows], np.r_[j, j + 1])),
+                        shape=(f.size, m))  # the linear map of _round_to_grid
+    grid = np.asarray((spread.T @ v.T).T)
     ext = np.concatenate([grid[:, ::-1][:, :-1], grid, grid[:, ::-1][:, 1:]], axis=1)
     smoothed = fftconvolve(ext, _kernel(sigma, m)[None, :], mode="valid",
                            axes=1)[:, m // 2: m // 2 + m]

@@ -11,6 +11,11 @@ Conventions
   given ``strategy`` (calibration-notes §5.2; numpy-histogram edges).
 * ``smooth_ece`` (Błasiok & Nakkiran, relplot's numerics) has no weighted form: with weights
   it and its σ are NaN, here and everywhere.
+* ``log_score`` clips p to [1e-15, 1 − 1e-15] (:data:`~core.calibration.scores.LOG_SCORE_NOTE`).
+* ``spiegelhalter_z`` tests reliability, not calibration in the large (that is ``citl``), and
+  is NaN where its normal approximation fails; ``spiegelhalter_n_eff`` and
+  ``spiegelhalter_skew`` are what decide it (:func:`~core.calibration.scores.spiegelhalter_z`;
+  :func:`~core.calibration.scores.spiegelhalter_reason` turns them into the reason).
 * ``ice`` is the instance-level calibration error of seed 003 Table 1, the mean absolute
   difference ``E_w|L − c|`` between the 0/1 label and the confidence; ``ice_baseline`` is the
   same for the *average-confidence baseline*, the constant forecast ``c̄ = E_w[c]`` at every
@@ -33,7 +38,13 @@ from core.calibration.reliability import (
     reliability_curve,
     rms_calibration_error,
 )
-from core.calibration.scores import auroc, brier_score, calibration_in_the_large, log_score
+from core.calibration.scores import (
+    auroc,
+    brier_score,
+    calibration_in_the_large,
+    log_score,
+    spiegelhalter_z,
+)
 from core.calibration.smooth import smooth_ece
 
 __all__ = ["SCORE_KEYS", "ice", "score_summary"]
@@ -42,7 +53,8 @@ __all__ = ["SCORE_KEYS", "ice", "score_summary"]
 SCORE_KEYS = ("n", "prevalence", "mean_forecast", "brier", "log_score", "ece", "mce", "rms",
               "smooth_ece", "smooth_ece_sigma", "citl", "spiegelhalter_z", "auroc", "ice",
               "ice_baseline", "ice_gain", "corp_mcb", "corp_dsc", "corp_unc", "murphy_rel",
-              "murphy_res", "murphy_wbv", "murphy_wbc")
+              "murphy_res", "murphy_wbv", "murphy_wbc", "spiegelhalter_n_eff",
+              "spiegelhalter_skew")
 
 
 def ice(p, y, *, weights=None) -> float:
@@ -75,7 +87,8 @@ def score_summary(p, y, *, weights=None, n_bins: int = 10,
     -------
     dict
         Floats (``n`` an int). Undefined values are NaN: AUROC with one class, Spiegelhalter's
-        z with zero null variance, smooth ECE with weights.
+        z where its normal approximation fails (zero variance, fewer than 10 effective items
+        or |skewness| > 0.5; its ``n_eff`` and ``skew`` say which), smooth ECE with weights.
 
     Examples
     --------
@@ -86,6 +99,7 @@ def score_summary(p, y, *, weights=None, n_bins: int = 10,
     p, y, w = check_forecasts(p, y, weights, binary=True)
     curve = reliability_curve(p, y, n_bins=n_bins, strategy=strategy, weights=w)
     citl = calibration_in_the_large(p, y, weights=w)
+    sz = spiegelhalter_z(p, y, weights=w)
     corp = corp_decomposition(p, y, weights=w)
     mur = murphy_decomposition(p, y, n_bins=n_bins, strategy=strategy, weights=w)
     sm, sigma = smooth_ece(p, y) if weights is None else (float("nan"), float("nan"))
@@ -101,6 +115,7 @@ def score_summary(p, y, *, weights=None, n_bins: int = 10,
         "auroc": auroc(p, y, weights=w), "ice": ice_rule, "ice_baseline": ice_base,
         "ice_gain": ice_rule - ice_base, "corp_mcb": corp.mcb, "corp_dsc": corp.dsc,
         "corp_unc": corp.unc, "murphy_rel": mur.rel, "murphy_res": mur.res,
-        "murphy_wbv": mur.wbv, "murphy_wbc": mur.wbc,
+        "murphy_wbv": mur.wbv, "murphy_wbc": mur.wbc, "spiegelhalter_n_eff": sz.n_eff,
+        "spiegelhalter_skew": sz.skewness,
     }
     return {k: out[k] if k == "n" else float(out[k]) for k in SCORE_KEYS}
