@@ -186,6 +186,16 @@ GLOSSARY: tuple[Term, ...] = (
     Term("Brier score", "The mean squared difference between confidence and outcome (0 or "
          "1); lower is better and it is a proper score: honest confidences minimise it.",
          "Brier (1950); seed 003 §2"),
+    Term("Log score", "Minus the mean log of the probability given to what happened; lower "
+         "is better, and it is a proper score. We clip each confidence to [1e-15, 1 − 1e-15], "
+         "so a confidence of 0 for an event that happened costs 34.5, not infinity.",
+         "Good (1952); calibration-notes §5.1", ("log score",)),
+    Term("Spiegelhalter's z", "A test of whether the Brier score is what calibrated "
+         "confidences would score (reliability), not of calibration in the large (that is "
+         "CITL). Each miss is weighted by 1 − 2p, so confidences near 0.5 count for nothing "
+         "and misses in opposite directions can cancel. |z| > 1.96 rejects at 5 %; z is left "
+         "out when too few items carry it for its normal approximation.",
+         "Spiegelhalter (1986); calibration-notes §5.1", ("Spiegelhalter z",)),
     Term("Label-source gap", "How much a rule's score changes when the reference label "
          "replaces the truth. Its exact decomposition has a term for the omitted truths "
          "(T_omit: true answers the reference does not list) and one for false matches "
@@ -226,8 +236,11 @@ GLOSSARY: tuple[Term, ...] = (
          "whatever their level; AUROC is the chance a true answer gets the higher "
          "confidence.", f"{S3}, §2", ("AUROC",)),
     Term("Consistency band", "Where a perfectly calibrated forecaster with the same "
-         "confidences would draw its curve 90 % of the time (outcomes redrawn from the "
-         "confidences).", "Bröcker & Smith (2007); seed 003 §4"),
+         "confidences draws its whole curve: outcomes are redrawn from the confidences and "
+         "the band is widened until at least 90 % of redrawn curves lie inside it everywhere, "
+         "not just point by point. A curve leaving it is unusual for a calibrated forecaster "
+         "but can happen; a curve inside it proves nothing.",
+         "Bröcker & Smith (2007); seed 003 §4; issue 18"),
     # ---------------------------------------------------------------- seed 003: pilots
     Term("Human pilot", "A small probability sample of answers that humans adjudicate; "
          "designs: stratified (by match status and confidence), simple random (SRS), or "
@@ -255,9 +268,15 @@ GLOSSARY: tuple[Term, ...] = (
          "confidence, or else asks for more labels. The 5 % error is split evenly over the "
          "looks (Bonferroni), so each look's interval is wider than 95 %.",
          f"{S3}, §3, Algorithm 1"),
-    Term("Deployment gate", "The last check before a rule is used: its repaired confidence, "
-         "scored on the half of the pilot it was not fitted to, must beat a constant "
-         "confidence at the base rate.", f"{S3}, Algorithm 1 step 6"),
+    Term("Deployment choice", "Which confidence map goes out with the selected rule: its "
+         "own confidence, pilot-only Platt or the TriSource repair, each scored on pilot "
+         "labels it was not fitted to (out-of-fold Brier). Platt is kept unless the unrepaired "
+         "rule beats it by over 0.84 standard errors; the repair is taken only when it beats "
+         "the choice so far by over 1.645.", f"{S3}, Algorithm 1 step 4; issue 18"),
+    Term("Deployment gate", "The last check before a rule is used: the map chosen on one half "
+         "of the pilot, scored on the other half, must beat a constant confidence at the base "
+         "rate. What the gate judged is exactly what is deployed.",
+         f"{S3}, Algorithm 1 step 6"),
     Term("Platt scaling", "A confidence map σ(a + b·logit c) fitted to labels. Fitted to "
          "reference labels alone it learns the reference's share of true answers, not the "
          "truth's.", "Platt (1999); seed 003 §5.5, Table 5 panel B"),

@@ -203,16 +203,7 @@ def panel() -> None:
     with h2:
         st.dataframe(held.table, hide_index=True, width="stretch",
                      column_config=num_columns(held.table, "%.4f"))
-        st.caption(
-            "Each map is fitted on one half of the scenarios and scored against the truth on the "
-            "other. Platt scaling on the reference labels alone "
-            + ("pulls the confidences to the reference's share of true answers and scores "
-               "*worse* than doing nothing" if held.platt_on_reference_hurts else
-               "does not score worse than doing nothing here")
-            + "; the monotone repair σ(α + γ·logit c), anchored to the pilot, "
-            + (f"comes within {held.repair_excess:.4f} of" if held.repair_excess > 0 else
-               "does as well as")
-            + " a map fitted on every training truth label.")
+        st.caption(held.text)
         download_row(key="pb_dl_heldout", stem="pilot_heldout_brier", frame=held.table,
                      fig=hfig, what="Held-out Brier")
     judge_panel(k, budget, reps, design, kind)
@@ -278,29 +269,37 @@ def walk_panel(k: tuple[float, ...], design: str) -> None:
     w = walk_of(k, seed, design)
     w2.caption(
         "0 freeze everything but Y → 1 sample human labels (unmatched high-confidence answers "
-        "first) → 2 estimate the gap → 3 select when the interval excludes 0 → 4 repair the "
-        "selected rule's confidence → 5 escalate while the interval crosses 0 or too few stores "
-        "are sampled → 6 gate: deploy only if the repaired rule, judged on the half of the pilot "
-        "it was not fitted to, beats a constant at the base rate. Looks at "
+        "first) → 2 estimate the gap → 3 select when the interval excludes 0 → 4 on one half "
+        "of the pilot, choose the selected rule's confidence map (unrepaired, pilot-only Platt "
+        "or the TriSource repair) by out-of-fold Brier → 5 escalate while the interval crosses "
+        "0 or too few stores are sampled → 6 gate: deploy that map only if, judged on the other "
+        "half, it beats a constant at the base rate. Looks at "
         f"{', '.join(map(str, w.looks))} attempted annotations share one 5 % error, so each "
         f"interval is {w.look_level:.2%}."
         + (" (PPS has no nested looks: this walk uses the stratified design.)"
            if w.substituted else ""))
     afig = cached_figure("pb_walk", (*k, seed, w.design), lambda: algorithm1_figure(
-        w.steps, delta_y=w.delta_y, names=w.names, title=f"Pilot {seed}: the interval at each "
-                                                         "look"))
+        w.steps, delta_y=w.delta_y, names=w.names, level=w.look_level,
+        title=f"Pilot {seed}: the interval at each look"))
     show_figure(afig, key="pb_walk_fig", stem=f"algorithm1_pilot{seed}",
                 alt="Intervals of the pilot at each look")
     if w.stopped is not None:
-        s, r = w.stopped, w.walk.repair
+        s = w.stopped
         st.success(f"Stopped at look {s.step} ({s.budget} attempted, {s.n_usable} usable labels): "
-                   f"**{w.winner}** selected, interval [{s.lo:+.3f}, {s.hi:+.3f}]"
-                   + (f"; repair p = σ({r.alpha:+.2f} + {r.gamma:.2f}·logit c)." if r else "."),
+                   f"**{w.winner}** selected, interval [{s.lo:+.3f}, {s.hi:+.3f}].",
                    icon=":material/check_circle:")
         if w.gate is not None:
             (st.success if w.gate.passes else st.info)(
-                f"Gate: {w.gate_text} (gap to the constant {w.gate.gap:+.4f} "
-                f"[{w.gate.lo:+.4f}, {w.gate.hi:+.4f}]).", icon=":material/flag:")
+                f"Gate: {w.gate_text}"
+                + (f" (gap to the constant {w.gate.gap:+.4f} [{w.gate.lo:+.4f}, "
+                   f"{w.gate.hi:+.4f}])." if math.isfinite(w.gate.lo) else "."),
+                icon=":material/flag:")
+        if w.deployed_text:
+            st.caption(w.deployed_text)
+            with st.expander("How the deployed map was chosen (out-of-fold Brier)"):
+                st.dataframe(w.choice_table, hide_index=True, width="stretch",
+                             column_config=num_columns(w.choice_table, "%.4f"))
+                st.caption(tip("Deployment choice"))
     else:
         st.warning("The interval never closed by the last look: the pilot does not stop on an "
                    "open interval — collect more labels.", icon=":material/hourglass_top:")

@@ -182,6 +182,42 @@ def test_reliability_refuses_a_hostile_upload_and_keeps_the_good_one(env):
     assert "Using the file good" in plain(" ".join(c.value for c in at.caption))
 
 
+def test_reliability_states_what_the_band_and_the_scores_measure(env, scenario):
+    """Issue 18: the band sentence carries the measured share of whole calibrated curves
+    inside each band (from core), Spiegelhalter's z is described as a test of reliability
+    and the log score's clip is stated."""
+    from core.calibration.reliability_view import band_note, reliability_view, rule_frame
+    from core.calibration.scores import LOG_SCORE_NOTE, SPIEGELHALTER_NOTE
+
+    at = open_page(RELIABILITY)
+    assert clean(at)
+    captions = " ".join(plain(c.value) for c in at.caption)
+    frames = {r: rule_frame(scenario[r], scenario["y"], scenario["z"], scenario["weight"])
+              for r in ("native", "eg")}
+    view = reliability_view(frames, rules=("native", "eg"), label="y", n_bins=10,
+                            strategy="uniform", bands=True)
+    note = band_note(view, "native")
+    assert note and note in captions and "not noise" not in captions
+    assert "subsample" not in captions and "random" not in note
+    assert SPIEGELHALTER_NOTE in captions and "tests calibration in the large" not in captions
+    assert LOG_SCORE_NOTE in captions and "34.5 nats" in captions
+    names = {t.get("name") for t in charts(at)[0]["data"]}
+    assert "90% band for the whole curve (native)" in names
+    at.toggle(key="rel_bands").set_value(False).run()
+    assert clean(at) and "holds a whole curve" not in " ".join(c.value for c in at.caption)
+
+
+def test_reliability_says_when_a_large_upload_is_banded_on_a_subsample(env):
+    from core.calibration.reliability_view import MAX_BAND_ROWS
+
+    rows = MAX_BAND_ROWS + 1000
+    at = open_page(RELIABILITY, {"rel_data": "Upload"})
+    at.file_uploader(key="rel_upload").set_value(("big.csv", csv(rows), "text/csv")).run()
+    assert clean(at)
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert f"computed on a random {MAX_BAND_ROWS:,} of the {rows:,} rows" in captions
+
+
 # ---------------------------------------------------------------- Ranking reversal
 def verdict(at) -> str:
     return metrics(at)["Selected at π"]

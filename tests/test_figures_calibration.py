@@ -74,7 +74,10 @@ def test_binned_figure_maps_bins_and_draws_references(data):
     assert arr(diag.x).tolist() == [0, 1] and arr(diag.y).tolist() == [0, 1]
     prev = by_name(fig, f"prevalence E[Z] = {y.mean():.3f}")
     assert np.allclose(arr(prev.y), y.mean())
-    assert "90% consistency band (a)" in names_of(fig)
+    assert "90% band for the whole curve (a)" in names_of(fig)  # simultaneous by default
+    pointwise = consistency_bands(p, n_bins=10, n_boot=200, seed=0, simultaneous=False)
+    assert "90% pointwise band (a)" in names_of(binned_reliability_figure(
+        curves, band=pointwise, band_rule="a"))
     c = curves["a"]
     keep = ~c.empty
     tr = by_name(fig, "a")
@@ -104,7 +107,7 @@ def test_corp_figure_draws_steps_and_band(data):
     tr = by_name(fig, "a")
     assert tr.line.shape == "hv"
     assert np.allclose(arr(tr.x), c.forecast) and np.allclose(arr(tr.y), c.calibrated)
-    hi = by_name(fig, "90% consistency band (a)")
+    hi = by_name(fig, "90% band for the whole curve (a)")
     assert np.allclose(arr(hi.y), band.high) and hi.fill == "tonexty"
     assert "perfectly calibrated" in names_of(fig)
     assert np.allclose(arr(by_name(fig, "prevalence E[Y] = 0.400").y), 0.4)
@@ -117,7 +120,7 @@ def test_smooth_figure_maps_grid_and_density(data):
     s = smooth_reliability(p, y)
     band = SimpleNamespace(grid=s.grid, low=s.grid - 0.1, high=s.grid + 0.1, level=0.9)
     fig = smooth_reliability_figure({"a": s}, band=band, band_rule="a", prevalence=0.5)
-    hi = by_name(fig, "90% consistency band (a)")
+    hi = by_name(fig, "90% pointwise band (a)")  # a band that does not say it is simultaneous
     assert np.allclose(arr(hi.x), s.grid) and np.allclose(arr(hi.y), s.grid + 0.1)
     tr = by_name(fig, f"a (σ = {s.sigma:.3f})")
     assert np.allclose(arr(tr.x), s.grid)

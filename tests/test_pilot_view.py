@@ -145,11 +145,18 @@ def test_reference_only_platt_hurts_in_the_default_scenario(sim):
 def test_heldout_sentence_facts_are_the_comparisons(zplatt, repair, hurts, beats):
     values = {"ref_raw": 0.33, "ref_zplatt": zplatt, "restored_raw": 0.178,
               "pilot_only": 0.18, "trisource": repair, "full_y": 0.17, "repair_fallback": 0.25}
-    stub = SimpleNamespace(budget=50, budget_kind="usable",
+    # per pilot: the repair is worse than the raw rule in 1 of 4, than pilot-only Platt in 2
+    per = {"restored_raw": np.array([0.178] * 4), "pilot_only": np.array([0.18] * 4),
+           "trisource": np.array([0.17, 0.179, 0.181, 0.15])}
+    stub = SimpleNamespace(budget=50, budget_kind="usable", heldout=per,
                            heldout_summary=lambda: pd.DataFrame([values]))
     h = heldout_view(stub)
     assert (h.platt_on_reference_hurts, h.repair_beats_pilot_only) == (hurts, beats)
     assert h.repair_excess == pytest.approx(repair - 0.17) and h.fallback_share == 0.25
+    assert (h.worse_than_raw, h.worse_than_pilot_only) == (0.5, 0.25)
+    assert "worse than the unrepaired rule in 50% of the pilots" in h.text
+    assert "worse than pilot-only Platt in 25%" in h.text and "comes within" not in h.text
+    assert ("scores worse than doing nothing" in h.text) is hurts
 
 
 def test_heldout_view_needs_the_heldout_repair():

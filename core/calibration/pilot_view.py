@@ -337,8 +337,12 @@ class HeldoutView:
     003``. ``platt_on_reference_hurts`` is True when Platt scaling on the reference labels
     scores worse under the truth than the raw reference-selected rule; ``repair_excess`` the
     TriSource repair's Brier minus that of the map fitted on all training truth labels;
-    ``repair_beats_pilot_only`` whether the repair beats Platt on the pilot alone;
-    ``fallback_share`` the share of folds whose repair used its fallback.
+    ``repair_beats_pilot_only`` whether the repair beats Platt on the pilot alone (on
+    average); ``fallback_share`` the share of pilots whose repair used a fallback;
+    ``worse_than_raw`` and ``worse_than_pilot_only`` the shares of pilots in which the repair
+    scored worse than the unrepaired rule and than pilot-only Platt; ``text`` the caption,
+    every claim in it from these numbers (issue 18.1: the caption said the repair "comes
+    within .0061 of" the best map while it was worse than no repair in 89 % of pilots).
     """
 
     budget: int
@@ -349,6 +353,9 @@ class HeldoutView:
     repair_excess: float
     repair_beats_pilot_only: bool
     fallback_share: float
+    worse_than_raw: float
+    worse_than_pilot_only: float
+    text: str
 
 
 def heldout_view(sim: PilotSimulation) -> HeldoutView:
@@ -361,12 +368,32 @@ def heldout_view(sim: PilotSimulation) -> HeldoutView:
                           "measured": [float(held[k]) for k, _ in _HELDOUT_NAMES],
                           "seed 003": [float(TABLE5_B[k]) for k, _ in _HELDOUT_NAMES]})
     values = MappingProxyType({k: float(held[k]) for k, _ in _HELDOUT_NAMES})
+    per = sim.heldout
+    tri = np.asarray(per["trisource"], float)
+    worse_raw = float(np.mean(tri > np.asarray(per["restored_raw"], float)))
+    worse_pilot = float(np.mean(tri > np.asarray(per["pilot_only"], float)))
+    hurts = bool(values["ref_zplatt"] > values["ref_raw"])
+    fallback = float(held.get("repair_fallback", 0.0))
+    text = (
+        "Each map is fitted on one half of the scenarios and scored against the truth on the "
+        "other. Platt scaling on the reference labels alone "
+        + ("pulls the confidences to the reference's share of true answers and scores worse "
+           "than doing nothing" if hurts else "does not score worse than doing nothing here")
+        + f". The TriSource repair σ(α + γ·logit c) averages {values['trisource']:.4f} "
+          f"against {values['full_y']:.4f} for a map fitted on every training truth label, but "
+          f"pilot by pilot it scores worse than the unrepaired rule in {worse_raw:.0%} of the "
+          f"pilots and worse than pilot-only Platt in {worse_pilot:.0%}"
+        + (f" ({fallback:.0%} of its fits fell back)" if fallback > 0 else "")
+        + ". So Algorithm 1 does not deploy it blindly: the walk below chooses among the "
+          "unrepaired rule, pilot-only Platt and the repair on labels none of them was fitted "
+          "on, and judges the chosen map on the other half of the pilot.")
     return HeldoutView(
         budget=int(sim.budget), budget_kind=sim.budget_kind, values=values, table=table,
-        platt_on_reference_hurts=bool(values["ref_zplatt"] > values["ref_raw"]),
+        platt_on_reference_hurts=hurts,
         repair_excess=values["trisource"] - values["full_y"],
         repair_beats_pilot_only=bool(values["trisource"] < values["pilot_only"]),
-        fallback_share=float(held.get("repair_fallback", 0.0)))
+        fallback_share=fallback, worse_than_raw=worse_raw, worse_than_pilot_only=worse_pilot,
+        text=text)
 
 
 # ---------------------------------------------------------------- judges
@@ -461,7 +488,21 @@ def _named(text: str, names: tuple[str, str]) -> str:
 
 
 def _interval(lo, hi) -> list[str]:
-    return [f"[{a:+.3f}, {b:+.3f}]" for a, b in zip(lo, hi, strict=True)]
+    """Intervals as text; "none" where the variance was not estimable (no "nan" on a page)."""
+    return [f"[{a:+.3f}, {b:+.3f}]" if np.isfinite(a) and np.isfinite(b) else "none"
+            for a, b in zip(lo, hi, strict=True)]
+
+
+def _deployed_words(gate: DeploymentGate | None, names: tuple[str, str]) -> str:
+    if gate is None or gate.deployed is None:
+        return ""
+    ch = gate.deployed
+    m = ch.map
+    rule = names[0] if gate.rule == "A" else names[1]
+    fit = "" if m.reason in ("fitted", "nothing fitted") else f" ({m.reason})"
+    return (f"Deployed: {rule} through the {ch.label}, p = σ({m.alpha:+.2f} + "
+            f"{m.gamma:.2f}·logit c){fit}, chosen and fitted on {gate.n_fit} labels of the "
+            f"pilot and judged by the gate on the other {gate.n_judge}. {ch.reason}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -491,6 +532,11 @@ class WalkView:
     gate_text : str
         The gate's message with "rule A" / "rule B" replaced by the rules' names ("" without
         a gate).
+    deployed_text : str
+        Which map is deployed, fitted on which labels, judged on which, and why ("" when the
+        walk did not stop or the fit half was too small to choose).
+    choice_table : DataFrame or None
+        :meth:`~core.calibration.deploy.MapChoice.table` of the deployed map's choice.
     delta_y : float
     names : (A, B)
     """
@@ -508,6 +554,8 @@ class WalkView:
     winner: str | None
     gate: DeploymentGate | None
     gate_text: str
+    deployed_text: str
+    choice_table: pd.DataFrame | None
     delta_y: float
     names: tuple[str, str]
 
@@ -535,6 +583,8 @@ def walk_view(walk: Algorithm1Walk, *, seed: int, requested_design: str,
         stopped=walk.steps[-1] if done else None,
         winner=(names[0] if walk.selected == "A" else names[1]) if done else None,
         gate=walk.gate, gate_text=_named(walk.gate.message, names) if walk.gate else "",
+        deployed_text=_deployed_words(walk.gate, names),
+        choice_table=walk.gate.deployed.table() if walk.gate and walk.gate.deployed else None,
         delta_y=float(walk.delta_y), names=(str(names[0]), str(names[1])))
 
 

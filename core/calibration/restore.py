@@ -55,7 +55,13 @@ from core.calibration._checks import (
 )
 
 __all__ = [
+    "CAUSE_FLAT",
+    "CAUSE_NONE",
+    "CAUSE_NO_MINIMUM",
+    "CAUSE_STEP",
+    "CAUSE_WORDS",
     "REPAIR_FITTED",
+    "REPAIR_FLAT",
     "REPAIR_REASONS",
     "REPAIR_SHIFTED",
     "REPAIR_SHIFTED_RAW",
@@ -72,6 +78,7 @@ __all__ = [
     "fit_transfer_beta",
     "monotone_repair",
     "paired_differences",
+    "repair_reason",
     "safe_logit",
     "trisource_restore",
 ]
@@ -760,15 +767,40 @@ def fit_monotone_batch(x, v, st, stx, *, max_iter: int = 100, tol: float = 1e-10
 
 
 #: What :func:`fit_monotone_targets` returns per repetition (``status``).
-REPAIR_FITTED, REPAIR_SHIFTED_RAW, REPAIR_SHIFTED = 0, 1, 2
-_NO_MINIMUM = "fallback: the corrected targets leave [0, 1] and the objective has no finite "
+REPAIR_FITTED, REPAIR_SHIFTED_RAW, REPAIR_SHIFTED, REPAIR_FLAT = 0, 1, 2, 3
+#: Why a fit was replaced by a fallback (``cause``, with ``return_cause=True``).
+CAUSE_NONE, CAUSE_NO_MINIMUM, CAUSE_FLAT, CAUSE_STEP = 0, 1, 2, 3
+CAUSE_WORDS = {
+    CAUSE_NO_MINIMUM: "the corrected targets leave [0, 1] and the objective has no finite "
+                      "minimum",
+    CAUSE_FLAT: "the fit came out flat (γ = 0): it would give every answer the same "
+                "confidence and throw the rule's ranking away",
+    CAUSE_STEP: "the fit came out nearly a step (γ above 4): a few large corrections decided "
+                "it",
+}
+_FALLBACK_WORDS = {
+    REPAIR_SHIFTED_RAW: "so the rule's own confidence was shifted to the pilot's corrected mean "
+                        "(slope 1)",
+    REPAIR_SHIFTED: "so the map fitted to the auxiliary label alone was shifted to the pilot's "
+                    "corrected mean",
+    REPAIR_FLAT: "kept as a constant at the pilot's corrected mean; only the deployment choice "
+                 "(against the unrepaired rule and pilot-only Platt) can tell whether that helps",
+}
+_NO_MINIMUM = "fallback: " + CAUSE_WORDS[CAUSE_NO_MINIMUM] + ", "
+#: The reason of each status when the cause is "no finite minimum" (see :func:`repair_reason`).
 REPAIR_REASONS = {
     REPAIR_FITTED: "fitted",
-    REPAIR_SHIFTED_RAW: _NO_MINIMUM + "minimum, so the rule's own confidence was shifted to "
-                                      "the pilot's corrected mean (slope 1)",
-    REPAIR_SHIFTED: _NO_MINIMUM + "minimum, so the map fitted to the auxiliary label alone was "
-                                  "shifted to the pilot's corrected mean",
+    REPAIR_SHIFTED_RAW: _NO_MINIMUM + _FALLBACK_WORDS[REPAIR_SHIFTED_RAW],
+    REPAIR_SHIFTED: _NO_MINIMUM + _FALLBACK_WORDS[REPAIR_SHIFTED],
+    REPAIR_FLAT: f"fallback: {CAUSE_WORDS[CAUSE_FLAT]}, {_FALLBACK_WORDS[REPAIR_FLAT]}",
 }
+
+
+def repair_reason(status: int, cause: int) -> str:
+    """The reason of a repair in words: "fitted", or "fallback: <cause>, <what was used>"."""
+    if int(status) == REPAIR_FITTED:
+        return "fitted"
+    return f"fallback: {CAUSE_WORDS[int(cause)]}, {_FALLBACK_WORDS[int(status)]}"
 
 
 def _intercept_for_mean(x, v, slope, goal) -> np.ndarray:
@@ -784,12 +816,16 @@ def _intercept_for_mean(x, v, slope, goal) -> np.ndarray:
     return alpha
 
 
-def _on_box(a, g, conv, bound: float, max_gamma: float = np.inf) -> np.ndarray:
-    return ~conv | (np.abs(a) >= 0.999 * bound) | (g >= min(0.999 * bound, max_gamma))
+
+def _cause(a, g, conv, bound: float, max_gamma: float) -> np.ndarray:
+    """Per row: why a fit is degenerate (:data:`CAUSE_NONE` when it is not)."""
+    box = ~conv | (np.abs(a) >= 0.999 * bound) | (g >= 0.999 * bound)
+    return np.select([box, g > max_gamma, g <= 1e-9],
+                     [CAUSE_NO_MINIMUM, CAUSE_STEP, CAUSE_FLAT], CAUSE_NONE)
 
 
-def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: float = 10.0,
-                         max_iter: int = 40):
+def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: float = 4.0,
+                         max_iter: int = 40, return_cause: bool = False):
     """The repair map for each row of ``targets``, never a degenerate one (seed 003 §3, A.11).
 
     Parameters
@@ -804,11 +840,14 @@ def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: 
         The full-frame auxiliary label in [0, 1].
     bound : float
         Box ``|α|, γ ≤ bound`` of the solver.
-    max_gamma : float
-        A fitted slope above this counts as degenerate too: at γ = 10 the map already jumps
-        from .02 to .98 between c = .4 and c = .6, a step in all but name (an interior
-        minimum of the corrected objective can sit there when a few large
-        inverse-probability corrections dominate).
+    max_gamma : float, default=4
+        A fitted slope above this counts as degenerate too: at γ = 4 the map already goes
+        from .16 to .84 between c = .4 and c = .6 (at γ = 10 from .02 to .98, a step in all
+        but name); an interior minimum of the corrected objective can sit there when a few
+        large inverse-probability corrections dominate. Issue 18: on issue 8's stress case,
+        93 % of the fits with 4 < γ ≤ 10 scored worse than no repair. A flat fit (γ = 0, the
+        constraint γ ≥ 0 binding) counts as degenerate as well: it drops the rule's ranking
+        (4.5 % of those fits, every one worse than no repair).
     max_iter : int, default=40
         Newton steps per row before it counts as unconverged (and takes the fallback).
         Rows with a finite minimiser converge in well under 30 steps from the warm start;
@@ -821,8 +860,12 @@ def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: 
     -------
     alpha, gamma : ndarray, shape (R,)
     status : ndarray of int, shape (R,)
-        :data:`REPAIR_FITTED`, :data:`REPAIR_CLIPPED` or :data:`REPAIR_SHIFTED`
-        (:data:`REPAIR_REASONS` says each in words).
+        :data:`REPAIR_FITTED`, :data:`REPAIR_SHIFTED_RAW`, :data:`REPAIR_SHIFTED` or
+        :data:`REPAIR_FLAT` (a flat fit, kept).
+    cause : ndarray of int, shape (R,)
+        Only with ``return_cause=True``: :data:`CAUSE_NONE` for fitted rows, else why the
+        fit was replaced (:data:`CAUSE_NO_MINIMUM`, :data:`CAUSE_FLAT`, :data:`CAUSE_STEP`);
+        :func:`repair_reason` says status and cause in words.
 
     Notes
     -----
@@ -855,13 +898,18 @@ def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: 
                                         max_iter=max_iter)
     v = np.broadcast_to(v1, (R, n))
     status = np.zeros(R, np.int64)
-    rows = np.flatnonzero(_on_box(a, g, conv, bound, max_gamma))
+    cause = _cause(a, g, conv, bound, max_gamma)
+    # a flat fit is the constrained minimum itself (no slope fits better), so no fallback with
+    # a slope can have a lower corrected risk: it stays, marked as the fallback it is
+    status[cause == CAUSE_FLAT] = REPAIR_FLAT
+    rows = np.flatnonzero((cause == CAUSE_NO_MINIMUM) | (cause == CAUSE_STEP))
     if rows.size:
         va, tr = v[rows], t[rows]
         auxc = np.clip(np.asarray(aux, float), _EPS, 1.0 - _EPS)
         a0, g0, c0 = fit_monotone_batch(x[None, :], va, (va * auxc).sum(1),
                                         (va * auxc * x).sum(1), bound=bound)
-        g0 = np.where(_on_box(a0, g0, c0, bound, max_gamma), 1.0, g0)  # aux separates: 1
+        # the auxiliary-only map degenerate too (it separates, or is flat): slope 1
+        g0 = np.where(_cause(a0, g0, c0, bound, max_gamma) != CAUSE_NONE, 1.0, g0)
         goal = np.clip((va * tr).sum(1), 1e-4, 1.0 - 1e-4)
         best_a = best_g = best_loss = None
         for code, slope in ((REPAIR_SHIFTED_RAW, np.ones(rows.size)), (REPAIR_SHIFTED, g0)):
@@ -879,7 +927,7 @@ def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: 
                 status[rows[take]] = code
         a[rows] = np.clip(best_a, -bound, bound)
         g[rows] = best_g
-    return a, g, status
+    return (a, g, status, cause) if return_cause else (a, g, status)
 
 
 def monotone_repair(c, aux_label, pilot_y, pilot_mask, rho, *, weights=None) -> MonotoneMap:
@@ -938,7 +986,7 @@ def monotone_repair(c, aux_label, pilot_y, pilot_mask, rho, *, weights=None) -> 
     x = safe_logit(cc)
     W = w.sum()
     v = w / W
-    a, g, status = fit_monotone_targets(x, v, target[None, :], aux)
+    a, g, status, cause = fit_monotone_targets(x, v, target[None, :], aux, return_cause=True)
     return MonotoneMap(alpha=float(a[0]), gamma=float(g[0]), n_pilot=int(counts.sum()),
                        converged=bool(status[0] == REPAIR_FITTED),
-                       reason=REPAIR_REASONS[int(status[0])])
+                       reason=repair_reason(int(status[0]), int(cause[0])))

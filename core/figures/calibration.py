@@ -27,7 +27,7 @@ import plotly.graph_objects as go
 
 from core.calibration.corp import CorpBand, CorpCurve
 from core.calibration.reliability import ConsistencyBands, ReliabilityCurve
-from core.calibration.smooth import SmoothReliability
+from core.calibration.smooth import SmoothReliability, dense_region
 
 from .fast import axis_refs, figure, subplot_grid
 from .palette import (
@@ -145,18 +145,21 @@ def _reference_traces(*, prevalence: float | None, label: str) -> list[dict]:
 
 
 def _band_traces(x, low, high, *, color: str, name: str, level: float,
-                 shape: str | None = None) -> list[dict]:
+                 shape: str | None = None, simultaneous: bool = False) -> list[dict]:
     """A shaded band as two line traces (lower, then upper filled to it), first panel.
 
     The edges are thin dotted lines in the band's colour and the fill is at the palette's
-    translucent maximum: a fill alone (alpha .16) all but vanished on the dark theme.
+    translucent maximum: a fill alone (alpha .16) all but vanished on the dark theme. The
+    legend says what the band holds: a whole calibrated curve (``simultaneous``) or each
+    point alone (pointwise; issue 18).
     """
+    what = "band for the whole curve" if simultaneous else "pointwise band"
     line = {"width": 1, "dash": "dot", "color": color, **({"shape": shape} if shape else {})}
     return [{"type": "scatter", "x": x, "y": low, "mode": "lines", "line": line,
              "showlegend": False, "name": f"consistency band{name} low", "hoverinfo": "skip"},
             {"type": "scatter", "x": x, "y": high, "mode": "lines", "fill": "tonexty",
              "fillcolor": _rgba(color, 0.28), "line": dict(line),
-             "name": f"{level:.0%} consistency band{name}", "hoverinfo": "skip"}]
+             "name": f"{level:.0%} {what}{name}", "hoverinfo": "skip"}]
 
 
 def _reliability_layout(*, label: str, height: int, title: str | None, counts_title: str,
@@ -229,7 +232,8 @@ def binned_reliability_figure(curves: Mapping[str, ReliabilityCurve], *,
         who = f" ({band_rule})" if band_rule else ""
         data += _band_traces(x[order], np.asarray(band.low)[keep][order],
                              np.asarray(band.high)[keep][order], color=col, name=who,
-                             level=band.level)
+                             level=band.level,
+                             simultaneous=bool(getattr(band, "simultaneous", False)))
     for i, name in enumerate(names):
         c = curves[name]
         keep = ~np.asarray(c.empty)
@@ -288,7 +292,8 @@ def corp_reliability_figure(curves: Mapping[str, CorpCurve], *,
         who = f" ({band_rule})" if band_rule else ""
         data += _band_traces(np.asarray(band.forecast), np.asarray(band.low),
                              np.asarray(band.high), color=col, name=who, level=band.level,
-                             shape="hv")
+                             shape="hv",
+                             simultaneous=bool(getattr(band, "simultaneous", False)))
     edges = np.linspace(0.0, 1.0, 21)
     for i, (name, c) in enumerate(curves.items()):
         col = _color(colors, name, i)
@@ -323,9 +328,10 @@ def smooth_reliability_figure(curves: Mapping[str, SmoothReliability], *,
     colors, band_rule, prevalence, label, title, height
         As in :func:`binned_reliability_figure`.
     band : object, optional
-        A pointwise band with attributes ``grid``, ``low``, ``high`` and ``level`` (e.g. a
-        seeded consistency band of ``band_rule``'s smooth curve); drawn only over the range
-        where ``band_rule``'s forecast density reaches 5 % of its peak.
+        A band with attributes ``grid``, ``low``, ``high``, ``level`` and optionally
+        ``simultaneous`` (e.g. :func:`core.calibration.smooth.smooth_consistency_band` of
+        ``band_rule``'s smooth curve); drawn only over the range where ``band_rule``'s forecast
+        density reaches 5 % of its peak (:func:`core.calibration.smooth.dense_region`).
 
     Returns
     -------
@@ -343,12 +349,11 @@ def smooth_reliability_figure(curves: Mapping[str, SmoothReliability], *,
         bx, blo, bhi = np.asarray(band.grid), np.asarray(band.low), np.asarray(band.high)
         if band_rule in curves:  # only where that rule has forecasts (as its solid line)
             c0 = curves[band_rule]
-            dens = np.interp(bx, np.asarray(c0.grid), np.asarray(c0.density))
-            ok = np.flatnonzero(dens >= 0.05 * float(np.max(dens))) if dens.size else []
-            if len(ok):
-                keep = slice(int(ok[0]), int(ok[-1]) + 1)
+            keep = dense_region(np.interp(bx, np.asarray(c0.grid), np.asarray(c0.density)))
+            if keep.any():
                 bx, blo, bhi = bx[keep], blo[keep], bhi[keep]
-        data += _band_traces(bx, blo, bhi, color=bcol, name=who, level=band.level)
+        data += _band_traces(bx, blo, bhi, color=bcol, name=who, level=band.level,
+                             simultaneous=bool(getattr(band, "simultaneous", False)))
     for i, (name, c) in enumerate(curves.items()):
         col = _color(colors, name, i)
         x, y, dens = np.asarray(c.grid), np.asarray(c.frequency), np.asarray(c.density)
@@ -825,6 +830,12 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
         layout["yaxis3"]["range"] = [lo, 1.005]
     for k in (4, 5, 6):
         layout[f"xaxis{k}"]["title"] = {"text": "Pilot budget (labels)"}
+        # shares: a flat panel (e.g. right direction 1 at every budget) would autoscale to
+        # a range like [0, 2]; show it on the share's own scale instead
+        vals = summary[_BUDGET_PANELS[k - 1][0]].to_numpy(float)
+        vals = vals[np.isfinite(vals)]
+        if vals.size and np.ptp(vals) < 1e-12:
+            layout[f"yaxis{k}"]["range"] = [-0.03, 1.03]
     return figure(data, layout)
 
 
@@ -912,7 +923,7 @@ def algorithm1_figure(steps: pd.DataFrame, *, delta_y: float | None = None,
         col = ESTIMATOR_COLORS[est]
         data.append({
             "type": "scatter", "x": x + shift, "y": v, "mode": "markers+lines",
-            "name": f"{ESTIMATOR_NAMES[est]} ({level:.0%} interval)",
+            "name": f"{ESTIMATOR_NAMES[est]} ({level * 100:.4g}% interval)",
             "line": {"color": col, "width": 1, "dash": "dot"},
             "marker": {"size": 11, "color": col,
                        "symbol": ["circle-open" if s else "circle" for s in esc]
