@@ -472,3 +472,19 @@ def test_census_keeps_its_exact_zero_width_interval(frame):
     est = trisource_restore(fa.d_z, fa.x, fa.d_y, np.ones(n, bool), np.ones(n),
                             beta=np.zeros(fa.x.shape[1]), weights=fa.w)
     assert est.estimable and est.se == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("labels, expected", [((1.0, 1.0), 0.75), ((0.0, 0.0), 0.25)])
+def test_two_equal_labels_do_not_map_everything_to_certainty(labels, expected):
+    """Issue 18.9: all confidences equal and two labels: the fallback mapped every item to
+    .9999. Its target mean now stays within Laplace's [1/(k + 2), 1 − 1/(k + 2)]."""
+    n = 100
+    c = np.full(n, 0.7)
+    z = (np.arange(n) % 2).astype(float)
+    y = np.full(n, np.nan)
+    s = np.zeros(n, bool)
+    s[:2] = True
+    y[:2] = labels
+    mp = monotone_repair(c, z, y, s, np.full(n, 2 / n))
+    assert not mp.converged and mp.reason.startswith("fallback")
+    assert mp.predict(0.7) == pytest.approx(expected)

@@ -105,7 +105,8 @@ def pilot_platt(c, pilot_y, pilot_mask, rho, *, weights=None) -> MonotoneMap:
     cause = _platt_cause(float(a[0]), float(g[0]), bool(conv[0]))
     if cause == CAUSE_NONE:
         return MonotoneMap(alpha=float(a[0]), gamma=float(g[0]), n_pilot=int(counts.sum()))
-    goal = float(np.clip(v @ y, 1e-4, 1 - 1e-4))
+    floor = 1.0 / (float(counts.sum()) + 2.0)  # the repair's rule of succession
+    goal = float(np.clip(v @ y, floor, 1 - floor))
     alpha = np.log(goal) - np.log1p(-goal)
     for _ in range(60):  # the intercept with Σ v σ(α + x) = goal (monotone in α)
         p = expit(alpha + x)

@@ -443,7 +443,9 @@ def _heldout(fa: FrameArrays, dr: _Draws, aux: np.ndarray, favours_b: np.ndarray
             x = safe_logit(c)
             xtr, xte = x[tr], x[te]
             targets = aux[tr][None, :] + corr[np.ix_(reps, np.flatnonzero(tr))]
-            a, g, status = fit_monotone_targets(xtr, v, targets, aux[tr])
+            a, g, status = fit_monotone_targets(
+                xtr, v, targets, aux[tr],
+                n_labels=dr.counts[np.ix_(reps, np.flatnonzero(tr))].sum(1))
             fallback[reps] |= status != REPAIR_FITTED
             p = expit(a[:, None] + g[:, None] * xte[None, :])
             sse_tri[reps] += np.einsum("rn,n->r", (p - fa.y[te]) ** 2, wte)

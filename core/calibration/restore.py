@@ -817,6 +817,15 @@ def _intercept_for_mean(x, v, slope, goal) -> np.ndarray:
 
 
 
+def _goal_floor(n_labels, R: int) -> np.ndarray:
+    """Per row, how far from 0 and 1 a fallback's target mean must stay: ``1/(k + 2)`` for
+    k ≥ 1 pilot labels (Laplace's rule of succession), 1e-4 without labels or count."""
+    if n_labels is None:
+        return np.full(R, 1e-4)
+    k = np.broadcast_to(np.asarray(n_labels, float), (R,))
+    return np.where(k >= 1, 1.0 / (k + 2.0), 1e-4)
+
+
 def _cause(a, g, conv, bound: float, max_gamma: float) -> np.ndarray:
     """Per row: why a fit is degenerate (:data:`CAUSE_NONE` when it is not)."""
     box = ~conv | (np.abs(a) >= 0.999 * bound) | (g >= 0.999 * bound)
@@ -825,7 +834,7 @@ def _cause(a, g, conv, bound: float, max_gamma: float) -> np.ndarray:
 
 
 def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: float = 4.0,
-                         max_iter: int = 40, return_cause: bool = False):
+                         max_iter: int = 40, return_cause: bool = False, n_labels=None):
     """The repair map for each row of ``targets``, never a degenerate one (seed 003 §3, A.11).
 
     Parameters
@@ -855,6 +864,12 @@ def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: 
         towards the box for the solver's full 100 steps. The results were identical with
         40 and 100 steps on 12 scenarios × 500 pilots (discrimination .23–3, false-match
         rate .14–.38, stratified and PPS), at 15 % less time for the held-out repair.
+
+    n_labels : int or ndarray of int, shape (R,), optional
+        Pilot labels behind each row. The fallbacks' (and a flat fit's) target mean is then
+        kept inside ``[1/(k + 2), 1 − 1/(k + 2)]`` for k ≥ 1 (Laplace's rule of succession)
+        instead of ``[1e-4, 1 − 1e-4]``: two labels that both say "true" once mapped every answer to
+        .9999 (issue 18.9).
 
     Returns
     -------
@@ -902,6 +917,11 @@ def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: 
     # a flat fit is the constrained minimum itself (no slope fits better), so no fallback with
     # a slope can have a lower corrected risk: it stays, marked as the fallback it is
     status[cause == CAUSE_FLAT] = REPAIR_FLAT
+    flat = np.flatnonzero(cause == CAUSE_FLAT)
+    if flat.size:  # the constant: the corrected mean, kept inside the same bounds as below
+        floor = _goal_floor(n_labels, R)[flat]
+        mean_t = np.clip((v[flat] * t[flat]).sum(1), floor, 1.0 - floor)
+        a[flat] = np.log(mean_t) - np.log1p(-mean_t)
     rows = np.flatnonzero((cause == CAUSE_NO_MINIMUM) | (cause == CAUSE_STEP))
     if rows.size:
         va, tr = v[rows], t[rows]
@@ -910,7 +930,8 @@ def fit_monotone_targets(x, v, targets, aux, *, bound: float = 50.0, max_gamma: 
                                         (va * auxc * x).sum(1), bound=bound)
         # the auxiliary-only map degenerate too (it separates, or is flat): slope 1
         g0 = np.where(_cause(a0, g0, c0, bound, max_gamma) != CAUSE_NONE, 1.0, g0)
-        goal = np.clip((va * tr).sum(1), 1e-4, 1.0 - 1e-4)
+        floor = _goal_floor(n_labels, R)[rows]
+        goal = np.clip((va * tr).sum(1), floor, 1.0 - floor)
         best_a = best_g = best_loss = None
         for code, slope in ((REPAIR_SHIFTED_RAW, np.ones(rows.size)), (REPAIR_SHIFTED, g0)):
             alpha = _intercept_for_mean(x, va, slope, goal)
@@ -986,7 +1007,8 @@ def monotone_repair(c, aux_label, pilot_y, pilot_mask, rho, *, weights=None) -> 
     x = safe_logit(cc)
     W = w.sum()
     v = w / W
-    a, g, status, cause = fit_monotone_targets(x, v, target[None, :], aux, return_cause=True)
+    a, g, status, cause = fit_monotone_targets(x, v, target[None, :], aux, return_cause=True,
+                                               n_labels=int(counts.sum()))
     return MonotoneMap(alpha=float(a[0]), gamma=float(g[0]), n_pilot=int(counts.sum()),
                        converged=bool(status[0] == REPAIR_FITTED),
                        reason=repair_reason(int(status[0]), int(cause[0])))
