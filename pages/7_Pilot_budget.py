@@ -25,6 +25,7 @@ import math
 
 import streamlit as st
 
+from core.calibration.pilot_view import width_words
 from core.figures.calibration import (
     algorithm1_figure,
     budget_curves_figure,
@@ -136,8 +137,8 @@ def panel() -> None:
     m = st.columns(4) + st.columns(4)
     pair(m[0], "RMSE", t.rmse, h.rmse, ".4f", tip("RMSE", "Here: of the estimated Δ_Y."))
     pair(m[1], "95 % width", t.mean_width, h.mean_width, ".4f",
-         f"{abs(t.width_reduction):.1%} {'narrower' if t.narrower else 'wider'} than "
-         f"human-only (the seed: {v.seed_width_reduction:.1%} narrower at {v.seed_budget} "
+         f"{width_words(t.width_reduction).capitalize()} (the seed: "
+         f"{v.seed_width_reduction:.1%} narrower at {v.seed_budget} "
          "usable labels).")
     pair(m[2], "Coverage", t.coverage, h.coverage, ".3f", tip(
         "Interval coverage", f"Here over the pilots that gave an interval; over all pilots "
@@ -188,8 +189,10 @@ def panel() -> None:
         + (f"At {_budgets(missing)} labels some pilots give no interval; there the thin dotted "
            "lines show coverage over all pilots, a pilot without an interval counted as a "
            "miss. " if missing else "")
-        + "Escalations fall as budgets grow: small pilots sample too few stores or leave the "
-          "interval open.")
+        + ("Escalations fall as budgets grow: small pilots sample too few stores or leave "
+           "the interval open." if v.escalations_fall else
+           "Here escalations do not fall steadily with the budget: look at the escalation "
+           "panel."))
     download_row(key="pb_dl_curves", stem="pilot_budget_curves", frame=v.curve, fig=cfig,
                  what="Curves")
 
@@ -230,15 +233,18 @@ def judge_panel(k: tuple[float, ...], budget: int, reps: int, design: str, kind:
         j = judges_of(k, bias, budget, reps, design, kind)
         lean, fair, blind = j.lean, j.fair, j.blind
         c = st.columns(4)
-        c[0].metric("TriSource coverage", f"{lean['trisource_coverage']:.3f}", border=True,
-                    delta=f"unbiased {fair['trisource_coverage']:.3f}", **INFO,
+        c[0].metric("TriSource coverage", shown(lean["trisource_coverage"], ".3f"),
+                    border=True, delta=f"unbiased {shown(fair['trisource_coverage'], '.3f')}",
+                    **INFO,
                     help=tip("Interval coverage", "Here with the judges biased as set above."))
-        c[1].metric("Human-only coverage", f"{lean['human_only_coverage']:.3f}", border=True,
+        c[1].metric("Human-only coverage", shown(lean["human_only_coverage"], ".3f"),
+                    border=True,
                     delta="judges do not enter it", **INFO, help=tip("Human-only estimator"))
-        c[2].metric("Width saved", f"{lean['width_reduction']:.1%}", border=True, **INFO,
-                    delta=f"unbiased {fair['width_reduction']:.1%}",
+        c[2].metric("Width saved", shown(lean["width_reduction"], ".1%"), border=True, **INFO,
+                    delta=f"unbiased {shown(fair['width_reduction'], '.1%')}",
                     help="How much narrower TriSource's interval is than human-only's.")
-        c[3].metric("Width saved, quality 0", f"{blind['width_reduction']:.1%}", border=True,
+        c[3].metric("Width saved, quality 0", shown(blind["width_reduction"], ".1%"),
+                    border=True,
                     delta=f"β = ({blind['beta']})", **INFO,
                     help="Judges that know nothing about Y, with the weights β learned for them.")
         st.caption(
@@ -246,11 +252,10 @@ def judge_panel(k: tuple[float, ...], budget: int, reps: int, design: str, kind:
             f"know nothing about Y, yet the estimators do not coincide: β, {j.blind_beta_source}, "
             f"comes out at ({blind['beta']}), because the judges lean towards the reference "
             "label and so still remove some of its noise — TriSource is "
-            f"{abs(blind['width_reduction']):.1%} "
-            f"{'narrower' if j.blind_narrower else 'wider'} here. A bias of {bias:+g} logits "
+            f"{width_words(blind['width_reduction'])} here. A bias of {bias:+g} logits "
             "leaves the estimate unbiased (β is fixed) but makes its residuals skewed: TriSource "
-            f"covers {lean['trisource_coverage']:.3f}{j.coverage_note} instead of "
-            f"{fair['trisource_coverage']:.3f}"
+            f"covers {shown(lean['trisource_coverage'], '.3f')}{j.coverage_note} instead of "
+            f"{shown(fair['trisource_coverage'], '.3f')}"
             + (f", below the {j.level * 100:.0f} % it promises." if j.covers_less else ".")
             + " Human-only is the fallback when the judges cannot be trusted.")
         st.dataframe(j.table, hide_index=True, width="stretch", column_config=num_columns(j.table))
@@ -359,8 +364,7 @@ def nq_panel(budget: int, reps: int, design: str) -> None:
                          "same gap under exact match.")
         pair(m[1], "RMSE", t.rmse, h.rmse, ".4f", tip("RMSE"))
         pair(m[2], "95 % width", t.mean_width, h.mean_width, ".4f",
-             f"{abs(t.width_reduction):.1%} {'narrower' if t.narrower else 'wider'} than "
-             "human-only.")
+             width_words(t.width_reduction).capitalize() + ".")
         pair(m[3], "Coverage", t.coverage, h.coverage, ".3f", tip(
             "Interval coverage", f"Here over the pilots that gave an interval; over all pilots "
                                  f"{shown(t.coverage_all, '.3f')} (human-only "

@@ -380,3 +380,22 @@ def test_a_perfect_reference_gives_a_view_not_an_error():
     assert v.budgets_without_interval == BUDGETS and not v.narrower_at_every_budget
     assert "Human-only gave no interval in any pilot" in v.coverage_text
     assert set(v.budgets_missing_intervals) == set(BUDGETS)
+
+
+def test_escalations_fall_is_read_off_the_curve(sim, curve):
+    v = budget_view(sim, curve)
+    tri = curve[curve["estimator"] == "trisource"].sort_values("budget")["escalation"]
+    assert v.escalations_fall == bool((tri.diff().dropna() <= 0.02).all())
+    rising = curve.copy()
+    rising.loc[(rising["estimator"] == "trisource") & (rising["budget"] == BUDGETS[-1]),
+               "escalation"] = 0.9
+    assert not budget_view(sim, rising).escalations_fall
+
+
+@pytest.mark.parametrize("reduction, words", [
+    (0.25, "25.0% narrower than human-only"), (-0.1, "10.0% wider than human-only"),
+    (float("nan"), "not comparable with human-only, which gave no interval")])
+def test_width_words(reduction, words):
+    from core.calibration.pilot_view import width_words
+
+    assert width_words(reduction) == words

@@ -56,6 +56,7 @@ __all__ = [
     "sampled_items",
     "walk_design",
     "walk_view",
+    "width_words",
 ]
 
 #: Budgets of the simulated curve (attempted or usable annotations).
@@ -148,6 +149,15 @@ class EstimatorMetrics:
 LARGE_NO_INTERVAL = 0.10
 
 
+def width_words(reduction: float) -> str:
+    """TriSource's width against human-only's in words ("12.3% narrower than human-only"),
+    or why there is nothing to compare (human-only gave no interval: NaN)."""
+    r = float(reduction)
+    if not np.isfinite(r):
+        return "not comparable with human-only, which gave no interval"
+    return f"{abs(r):.1%} {'narrower' if r >= 0 else 'wider'} than human-only"
+
+
 def coverage_words(human: EstimatorMetrics, tri: EstimatorMetrics) -> str:
     """One or two sentences that put coverage beside the pilots that gave no interval.
 
@@ -221,6 +231,9 @@ class BudgetView:
     budgets_without_interval : tuple of int
         Budgets of ``curve`` at which an estimator gave no interval in any pilot (for example
         human-only with a perfect reference: every residual is 0, so is its variance).
+    escalations_fall : bool
+        TriSource's escalation share never rises by more than .02 (Monte-Carlo slack) from
+        one budget of ``curve`` to the next.
     budgets_missing_intervals : tuple of int
         Budgets of ``curve`` at which at least 1 % of some estimator's pilots gave no
         interval (there its coverage over all pilots falls below the coverage shown).
@@ -262,6 +275,7 @@ class BudgetView:
     narrower_at_every_budget: bool
     budgets_without_interval: tuple[int, ...]
     budgets_missing_intervals: tuple[int, ...]
+    escalations_fall: bool
     elapsed_s: float
     panel_a: pd.DataFrame
     panel_a_full: pd.DataFrame
@@ -321,6 +335,8 @@ def budget_view(sim: PilotSimulation, curve: pd.DataFrame) -> BudgetView:
             widths[["human_only", "trisource"]].isna().any(axis=1)]),
         budgets_missing_intervals=tuple(sorted({int(b) for b in curve.loc[
             curve["no_interval"] >= 0.01, "budget"]})),
+        escalations_fall=bool((curve[curve["estimator"] == "trisource"].sort_values("budget")[
+            "escalation"].diff().dropna() <= 0.02).all()),
         elapsed_s=float(sim.elapsed_s),
         panel_a=panel_a, panel_a_full=full, curve=curve, seed_budget=int(TABLE5_A["budget"]),
         seed_width_reduction=float(TABLE5_A["width_reduction"]),
