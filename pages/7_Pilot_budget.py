@@ -77,11 +77,12 @@ stamp = store_stamp(path)
 
 st.title("Pilot budget: how many human labels settle it?")
 st.caption(
-    "The reference says one rule is better, the truth the other. A small probability-sampled "
-    "human pilot estimates the truth gap without bias; the reference labels and two frozen "
-    "automatic judges only help as control variates, so they narrow the interval but cannot "
-    "move its target. Below: repeated simulated pilots per budget, one pilot followed look by "
-    "look, and the same budgets on real NQ-open answers.")
+    "In the seed's scenario the reference says one rule is better, the truth the other. A small "
+    "probability-sampled human pilot estimates the truth gap without bias; the reference labels "
+    "and two frozen automatic judges enter only as control variates, so they can narrow the "
+    "interval (how much is measured below) but cannot move its target. Below: repeated "
+    "simulated pilots per budget, one pilot followed look by look, and the same budgets on real "
+    "NQ-open answers.")
 glossary_link()
 
 P_BUDGET = NumberParam("pb_budget", "budget", 10, 200, 5, 50, integer=True)
@@ -183,7 +184,7 @@ def panel() -> None:
     st.caption(
         "Both estimators target the same Δ_Y, so both should stay near the nominal coverage "
         "(dotted) over the pilots that give an interval; the judges and the reference labels "
-        "only shrink the variance"
+        "act only on the variance"
         + (", and TriSource is narrower than human-only at every budget. " if
            v.narrower_at_every_budget else ", though here not at every budget. ")
         + (f"At {_budgets(missing)} labels some pilots give no interval; there the thin dotted "
@@ -250,12 +251,16 @@ def judge_panel(k: tuple[float, ...], budget: int, reps: int, design: str, kind:
         st.caption(
             f"Measured over {reps:,} pilots of {budget} {kind} labels each. Judges of quality 0 "
             f"know nothing about Y, yet the estimators do not coincide: β, {j.blind_beta_source}, "
-            f"comes out at ({blind['beta']}), because the judges lean towards the reference "
-            "label and so still remove some of its noise — TriSource is "
-            f"{width_words(blind['width_reduction'])} here. A bias of {bias:+g} logits "
-            "leaves the estimate unbiased (β is fixed) but makes its residuals skewed: TriSource "
-            f"covers {shown(lean['trisource_coverage'], '.3f')}{j.coverage_note} instead of "
-            f"{shown(fair['trisource_coverage'], '.3f')}"
+            f"comes out at ({blind['beta']})"
+            + (", because the judges lean towards the reference label and so still remove some "
+               "of its noise" if j.blind_narrower else "")
+            + f" — TriSource is {width_words(blind['width_reduction'])} here. "
+            + ((f"A bias of {bias:+g} logits leaves the estimate unbiased (β is fixed) but "
+                "makes its residuals skewed: TriSource covers "
+                f"{shown(lean['trisource_coverage'], '.3f')}{j.coverage_note} instead of "
+                f"{shown(fair['trisource_coverage'], '.3f')}") if bias != 0 else
+               (f"With unbiased judges TriSource covers "
+                f"{shown(lean['trisource_coverage'], '.3f')}{j.coverage_note}"))
             + (f", below the {j.level * 100:.0f} % it promises." if j.covers_less else ".")
             + " Human-only is the fallback when the judges cannot be trusted.")
         st.dataframe(j.table, hide_index=True, width="stretch", column_config=num_columns(j.table))
