@@ -219,3 +219,33 @@ def test_the_image_command_line_serves_the_app(small_store, tmp_path):
         proc.wait(timeout=20)
     text = log.read_text()
     assert "Traceback" not in text and "No runtime found" not in text
+
+
+KILLED_BUILD_LEFTOVERS = ("data/arbiter.duckdb.tmp-4242", "data/arbiter.duckdb.tmp-4242.wal",
+                          "stores/x.duckdb.wal", "data/llm_cache/0a1b2c.json")
+
+
+@pytest.mark.parametrize("path", KILLED_BUILD_LEFTOVERS)
+def test_build_leftovers_and_the_llm_cache_are_ignored(path):
+    """Issue 20 point 9 (a killed build's .tmp-<pid> and .wal, up to 25 MB) and point 6 (the
+    LLM cache must not ship in an image)."""
+    import fnmatch
+    import subprocess
+
+    ignored = subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=ROOT)
+    assert ignored.returncode == 0, f"git does not ignore {path}"
+    patterns = [ln.strip() for ln in (ROOT / ".dockerignore").read_text(encoding="utf-8")
+                .splitlines() if ln.strip() and not ln.startswith("#")]
+
+    def docker_ignores(p: str) -> bool:  # Docker: root-relative globs, "**/" = any depth
+        parts = p.split("/")
+        for pat in patterns:
+            pat = pat.rstrip("/")
+            if pat.startswith("**/"):
+                if any(fnmatch.fnmatch("/".join(parts[i:]), pat[3:]) for i in range(len(parts))):
+                    return True
+            elif any(fnmatch.fnmatch("/".join(parts[:i + 1]), pat) for i in range(len(parts))):
+                return True
+        return False
+
+    assert docker_ignores(path), f".dockerignore lets {path} into the image"
