@@ -153,6 +153,22 @@ def test_bogus_seed_or_question_warns(app_env, params, word):
     assert len(at.warning) == 1 and word in at.warning[0].value
 
 
+@pytest.mark.parametrize("key, word", [("seed", "seed"), ("persona", "persona"),
+                                       ("q", "question")])
+def test_a_repeated_parameter_is_refused_not_read_as_its_last_value(app_env, expected, key,
+                                                                     word):
+    """Issue 20 point 9: ``?seed=1&seed=2`` was silently read as seed 2."""
+    values = {"seed": ["20260321", "20260322"], "persona": ["bench_x1", "bench_y2"], "q": ["C3", "A1"]}
+    at = run_walkthrough({key: values[key]})
+    assert not at.exception
+    assert len(at.warning) == 1
+    text = at.warning[0].value.replace("\\", "")
+    assert f"gives the {word} more than once" in text
+    assert not any(v in text for v in values[key])  # the link's text is never echoed
+    if key == "seed":
+        assert at.selectbox(key="wt_seed").value == expected["seed"]  # the default, not 2
+
+
 def test_filters_narrow_the_persona_list(app_env):
     at = run_walkthrough()
     at.text_input(key="wt_search").input("stated").run()

@@ -136,14 +136,17 @@ def default_choice(personas: pd.DataFrame, pool: pd.DataFrame, *,
     return Choice(s, str(pick["persona_id"].iloc[0]), DEFAULT_QID)
 
 
-def resolve_url_choice(raw: Mapping[str, str | None], *, personas: pd.DataFrame,
+def resolve_url_choice(raw: Mapping[str, str | Sequence[str] | None], *,
+                       personas: pd.DataFrame,
                        pool: pd.DataFrame) -> Choice:
     """Validate ``seed``, ``persona`` and ``q`` from a URL; fall back to defaults with warnings.
 
     Parameters
     ----------
     raw : mapping
-        The raw query parameters (missing keys or ``None`` mean "not given").
+        The raw query parameters (missing keys, ``None`` or ``[]`` mean "not given"); a
+        list of several values (``?seed=1&seed=2``) is refused with a warning, not read as
+        its last value (issue 20 point 9).
     personas : DataFrame
         ``seed``, ``persona_id`` and ``split`` of every persona in the store.
     pool : DataFrame
@@ -156,7 +159,18 @@ def resolve_url_choice(raw: Mapping[str, str | None], *, personas: pd.DataFrame,
     """
     warnings: list[str] = []
     seeds = sorted(int(s) for s in personas["seed"].unique())
-    raw_seed, raw_persona, raw_q = raw.get("seed"), raw.get("persona"), raw.get("q")
+    given = {}
+    for name, label in (("seed", "seed"), ("persona", "persona"), ("q", "question")):
+        value = raw.get(name)
+        if isinstance(value, (list, tuple)):  # get_all: several values are refused
+            if len(value) > 1:
+                warnings.append(f"The link gives the {label} more than once; that setting is "
+                                "ignored.")
+                value = None
+            else:
+                value = value[0] if value else None
+        given[name] = value
+    raw_seed, raw_persona, raw_q = given["seed"], given["persona"], given["q"]
 
     seed = parse_seed(raw_seed, seeds)
     if raw_seed is not None and seed is None:
@@ -202,7 +216,7 @@ def init_from_url(personas: pd.DataFrame, pool: pd.DataFrame) -> None:
     """
     if URL_KEYS["seed"] in st.session_state:
         return
-    raw = {name: st.query_params.get(name) for name in URL_KEYS}
+    raw = {name: st.query_params.get_all(name) for name in URL_KEYS}
     choice = resolve_url_choice(raw, personas=personas, pool=pool)
     for line in choice.warnings:
         notice(line)
