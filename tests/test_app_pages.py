@@ -158,7 +158,8 @@ def test_bogus_seed_or_question_warns(app_env, params, word):
 def test_a_repeated_parameter_is_refused_not_read_as_its_last_value(app_env, expected, key,
                                                                      word):
     """Issue 20 point 9: ``?seed=1&seed=2`` was silently read as seed 2."""
-    values = {"seed": ["20260321", "20260322"], "persona": ["bench_x1", "bench_y2"], "q": ["C3", "A1"]}
+    values = {"seed": ["20260321", "20260322"], "persona": ["bench_x1", "bench_y2"],
+              "q": ["C3", "A1"]}
     at = run_walkthrough({key: values[key]})
     assert not at.exception
     assert len(at.warning) == 1
