@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
+import time
 
 import numpy as np
 import pandas as pd
@@ -258,3 +260,73 @@ def test_workers_import_neither_streamlit_nor_the_pages(pool):
     from tests.worker_probe import glue_modules_loaded
 
     assert run_calls({"m": Call(glue_modules_loaded)}) == {"m": []}
+
+
+def _stuck(seconds: float) -> float:
+    """A call that outlives any test timeout (in a worker)."""
+    time.sleep(seconds)
+    return seconds
+
+
+def _square_after(value: int, pause: float) -> int:
+    time.sleep(pause)
+    return value * value
+
+
+def test_a_stuck_call_times_out_alone_and_queued_sessions_still_get_their_results(
+        monkeypatch):
+    """Issue 20 point 4: the stuck visitor is told plainly (CallTimedOut) and not recomputed in
+    the server process; three sessions queued behind it on a one-worker pool get their own
+    results (their calls are handed back and run on a fresh pool), none sees CancelledError."""
+    monkeypatch.setenv("ARBITER_WORKERS", "1")
+    monkeypatch.setattr(workers, "CALL_TIMEOUT", 5.0)
+    workers.worker_pool.clear()
+    results: dict[str, object] = {}
+
+    def session(name: str, call: Call, delay: float) -> None:
+        time.sleep(delay)
+        try:
+            results[name] = run_calls({name: call})[name]
+        except Exception as exc:  # noqa: BLE001 - the test records what each visitor saw
+            results[name] = exc
+
+    try:
+        threads = [threading.Thread(target=session, args=("stuck", Call(_stuck, (60.0,)), 0.0))]
+        threads += [threading.Thread(target=session,
+                                     args=(f"q{k}", Call(_square_after, (k, 0.2)), 0.5))
+                    for k in (2, 3, 4)]
+        started = time.monotonic()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=30)
+        took = time.monotonic() - started
+    finally:
+        workers.worker_pool.clear()
+    assert isinstance(results["stuck"], workers.CallTimedOut)
+    assert results["stuck"].seconds == 5.0
+    assert {k: results[k] for k in ("q2", "q3", "q4")} == {"q2": 4, "q3": 9, "q4": 16}
+    assert took < 25  # nobody waited for the stuck call's 60 s
+
+
+def test_a_timed_out_call_tells_its_visitor_plainly(monkeypatch):
+    """cached_calls turns CallTimedOut into one plain notice and stops the run."""
+    class Stopped(Exception):
+        pass
+
+    def stop():
+        raise Stopped
+
+    shown = []
+    monkeypatch.setattr(workers.st, "warning", lambda text, **kw: shown.append(text))
+    monkeypatch.setattr(workers.st, "stop", stop)
+
+    def times_out(calls):
+        raise workers.CallTimedOut("sim", 120.0)
+
+    monkeypatch.setattr(workers, "run_calls", times_out)
+    with pytest.raises(Stopped):
+        cached_calls(ResultStore(max_entries=2), {"sim": ((1,), lambda: Call(abs, (-1,)))})
+    assert shown == ["This computation took more than 120 seconds and was stopped, so this "
+                     "part of the page is not shown. Try again in a moment, or choose a "
+                     "smaller setting."]

@@ -20,6 +20,15 @@ instead, and the pool is replaced on the next call.
 Invariant: for every call, the value returned is ``call.fn(*call.args, **call.kwargs)``,
 whether it came from the store, the pool or the script thread (``tests/test_workers.py``
 checks pool against inline on real simulations).
+
+One visitor's stuck call never costs another visitor's work (issue 20 point 4). A call that
+has not finished :data:`CALL_TIMEOUT` seconds after it was submitted raises
+:class:`CallTimedOut` for its own visitor (:func:`cached_calls` shows it as one plain notice)
+and is *not* recomputed in the server process; the pool is retired: queued calls are handed
+back to their callers, which submit them again to a fresh pool, and the old pool's processes,
+the stuck one included, are terminated once the calls they were running have had their own
+time. A call whose pool broke under it (a worker died) is submitted once more to a fresh pool,
+then computed in the script thread.
 """
 
 from __future__ import annotations
@@ -34,7 +43,7 @@ import time
 import types
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,15 +52,23 @@ import streamlit as st
 
 from core.worker_init import prepare
 
-__all__ = ["Call", "ResultStore", "cached_calls", "result_store", "run_calls", "worker_count",
-           "worker_pool"]
+__all__ = ["Call", "CallTimedOut", "ResultStore", "cached_calls", "result_store", "run_calls",
+           "worker_count", "worker_pool"]
 
 _LOG = logging.getLogger("arbiter.workers")
 #: Modules the fork server imports once, so that every worker starts warm.
 PRELOAD = ("numpy", "pandas", "scipy.special", "scipy.stats", "core.calibration.pilot",
            "core.calibration.scenario", "core.evaluation.lab")
-#: Seconds a pooled call may take before it is computed in the script thread instead.
+#: Seconds a pooled call may take, from its submission, before its visitor is told it timed out.
 CALL_TIMEOUT = 120.0
+
+
+class CallTimedOut(RuntimeError):
+    """A pooled call did not finish within :data:`CALL_TIMEOUT` seconds (its name is kept)."""
+
+    def __init__(self, name: str, seconds: float) -> None:
+        super().__init__(f"{name} did not finish within {seconds:g} s")
+        self.name, self.seconds = name, float(seconds)
 _MISSING = object()
 #: Serialises submissions, so that two sessions never swap ``__main__`` at once (a lock, the
 #: module's only global, holds no data).
@@ -134,12 +151,24 @@ def worker_count() -> int:
     return max(0, min(n, 8))
 
 
-def _shutdown(pool: ProcessPoolExecutor | None) -> None:
-    if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
+def _retire(pool: ProcessPoolExecutor | None) -> None:
+    """Take ``pool`` out of service without costing anyone their result.
+
+    Queued calls are cancelled and the pool's processes terminated, the stuck one included,
+    so no core stays busy with a call nobody waits for. Every other caller then sees
+    ``CancelledError`` or ``BrokenProcessPool``, which :func:`run_calls` answers by submitting
+    its call again to a fresh pool: its visitor gets the result, a little later.
+    """
+    if pool is None:
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython: pid -> process
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:  # the stuck worker too; the others' callers submit again
+        with contextlib.suppress(Exception):
+            proc.terminate()
 
 
-@st.cache_resource(show_spinner=False, max_entries=1, on_release=_shutdown)
+@st.cache_resource(show_spinner=False, max_entries=1, on_release=_retire)
 def worker_pool(n: int) -> ProcessPoolExecutor | None:
     """The process pool of ``n`` workers (``None`` for ``n == 0`` or when it cannot start)."""
     if n <= 0:
@@ -173,33 +202,74 @@ def _neutral_main() -> Iterator[None]:
             sys.modules["__main__"] = saved
 
 
+def _submit(pool: ProcessPoolExecutor, calls: Mapping[str, Call]) -> dict[str, Future]:
+    with _SUBMIT, _neutral_main():
+        return {name: pool.submit(call.fn, *call.args, **call.kwargs)
+                for name, call in calls.items()}
+
+
 def run_calls(calls: Mapping[str, Call]) -> dict[str, Any]:
     """Every call's result by name: on the worker pool side by side, else one by one.
 
     Exceptions raised by a call's function (a ``ValueError`` about its arguments, say) reach
-    the caller as they would inline; a failure of the pool itself does not (the call is then
-    computed in the script thread).
+    the caller as they would inline. A call that outlives :data:`CALL_TIMEOUT` raises
+    :class:`CallTimedOut` (the pool is retired, see the module docstring); a call whose pool
+    broke or was retired under it is submitted once more to a fresh pool, then computed in the
+    script thread.
     """
     pool = worker_pool(worker_count())
     if pool is None or not calls:
         return {name: call() for name, call in calls.items()}
-    futures: dict[str, Future] = {}
     try:
-        with _SUBMIT, _neutral_main():
-            for name, call in calls.items():
-                futures[name] = pool.submit(call.fn, *call.args, **call.kwargs)
+        futures = _submit(pool, calls)
     except (BrokenProcessPool, RuntimeError) as exc:  # broken or shut down: start afresh
-        _LOG.warning("worker pool unusable (%s); computing in the script thread", exc)
+        _LOG.warning("worker pool unusable (%s); starting a fresh one", exc)
+        worker_pool.clear()
+        futures = {}
+    out: dict[str, Any] = {}
+    retry: dict[str, Call] = {name: calls[name] for name in calls if name not in futures}
+    deadline = time.monotonic() + CALL_TIMEOUT
+    for name, fut in futures.items():
+        try:
+            out[name] = fut.result(timeout=max(deadline - time.monotonic(), 0.0))
+        except TimeoutError:
+            fut.cancel()
+            _LOG.warning("%s did not finish within %g s; retiring the pool", name,
+                         CALL_TIMEOUT)
+            _retire(pool)
+            worker_pool.clear()
+            raise CallTimedOut(name, CALL_TIMEOUT) from None
+        except (BrokenProcessPool, CancelledError) as exc:  # not this call's own fault
+            _LOG.warning("worker pool lost %s (%s); submitting it again", name,
+                         type(exc).__name__)
+            retry[name] = calls[name]
+    if retry:
+        out.update(_run_again(retry))
+    return out
+
+
+def _run_again(calls: Mapping[str, Call]) -> dict[str, Any]:
+    """Calls whose pool went away: once more on a fresh pool, else in the script thread."""
+    pool = worker_pool(worker_count())
+    if pool is None:
+        return {name: call() for name, call in calls.items()}
+    try:
+        futures = _submit(pool, calls)
+    except (BrokenProcessPool, RuntimeError):
         worker_pool.clear()
         return {name: call() for name, call in calls.items()}
     out: dict[str, Any] = {}
+    deadline = time.monotonic() + CALL_TIMEOUT
     for name, fut in futures.items():
         try:
-            out[name] = fut.result(timeout=CALL_TIMEOUT)
-        except (BrokenProcessPool, TimeoutError) as exc:
-            _LOG.warning("worker failed on %s (%s); computing in the script thread",
-                         name, type(exc).__name__)
+            out[name] = fut.result(timeout=max(deadline - time.monotonic(), 0.0))
+        except TimeoutError:
+            fut.cancel()
+            _retire(pool)
             worker_pool.clear()
+            raise CallTimedOut(name, CALL_TIMEOUT) from None
+        except (BrokenProcessPool, CancelledError):
+            _LOG.warning("worker pool lost %s twice; computing in the script thread", name)
             out[name] = calls[name]()
     return out
 
@@ -229,8 +299,15 @@ def cached_calls(store: ResultStore,
         else:
             out[name] = hit
     if todo:
-        with st.spinner(spinner) if spinner else contextlib.nullcontext():
-            fresh = run_calls(todo)
+        try:
+            with st.spinner(spinner) if spinner else contextlib.nullcontext():
+                fresh = run_calls(todo)
+        except CallTimedOut as exc:
+            st.warning(f"This computation took more than {exc.seconds:g} seconds and was "
+                       "stopped, so this part of the page is not shown. Try again in a "
+                       "moment, or choose a smaller setting.", icon=":material/timer_off:")
+            st.stop()
+            raise  # st.stop() ends the run; outside a run, the caller sees the timeout
         for name, value in fresh.items():
             store.put((name, calls[name][0]), value)
         out.update(fresh)
