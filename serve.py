@@ -38,8 +38,27 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ.setdefault("ARBITER_WORKERS", str(min(2, os.cpu_count() or 1)))
 
 
-def _ensure_store() -> None:
+#: Set by :func:`_ensure_store` when it had to build the store in a temporary folder: the
+#: app then shows its "temporary store" banner (``pages/_shared/store.py``).
+FALLBACK_ENV = "ARBITER_DB_FALLBACK"
+
+
+def _ensure_store() -> Path | None:
+    """Build the store if it is missing; return the temporary folder of a fallback store.
+
+    When the data folder cannot be written (read-only image, a file where a folder should
+    be), the store is built once in a private temporary folder instead, ``$ARBITER_DB``
+    points the app at it, ``$ARBITER_DB_FALLBACK`` makes every page say so, and the folder is
+    removed when the process exits (issue 20 point 5: this path used to end in a
+    ``StoreError`` traceback before the server started).
+    """
+    import atexit
+    import shutil
+    import tempfile
+
     sys.path.insert(0, str(ROOT))
+    import duckdb
+
     from core.build import build_store
     from core.store import DEFAULT_DB, StoreError, store_info
     from core.testbed.config import TestbedConfig
@@ -48,19 +67,30 @@ def _ensure_store() -> None:
     if path.exists():
         try:
             store_info(path)
-            return
+            return None
         except StoreError as exc:
             print(f"arbiter: the store is unusable ({exc}); the app will say so",
                   file=sys.stderr)
-            return
+            return None
+
+    def progress(msg: str, frac: float) -> None:
+        print(f"arbiter: [{frac:4.0%}] {msg}", file=sys.stderr, flush=True)
+
     print(f"arbiter: building the store {path.name} (first start) …", file=sys.stderr)
     try:
-        build_store(path, TestbedConfig(),
-                    progress=lambda msg, frac: print(f"arbiter: [{frac:4.0%}] {msg}",
-                                                     file=sys.stderr, flush=True))
-    except OSError as exc:
-        print(f"arbiter: cannot write the store ({exc.strerror or exc}); the app will "
-              "build one in memory", file=sys.stderr)
+        build_store(path, TestbedConfig(), progress=progress)
+        return None
+    except (OSError, StoreError, duckdb.Error) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        print(f"arbiter: cannot write the store there ({why}); building a temporary one",
+              file=sys.stderr)
+    folder = Path(tempfile.mkdtemp(prefix="arbiter-store-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    fallback = folder / path.name
+    build_store(fallback, TestbedConfig(), progress=progress)
+    os.environ["ARBITER_DB"] = str(fallback)
+    os.environ[FALLBACK_ENV] = "1"
+    return folder
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -232,3 +232,11 @@ def test_an_unwritable_data_folder_falls_back_once_per_process(monkeypatch, tmp_
     fallbacks = [p for p in builds if blocker not in Path(p).parents]
     assert len(fallbacks) == 1, builds
     assert {m.label: m.value for m in at.metric}["Personas"] == "12"
+
+
+def test_a_server_on_a_fallback_store_says_so(app_env, monkeypatch):
+    """serve.py built the store in a temporary folder (issue 20 point 5): every page says so."""
+    monkeypatch.setenv("ARBITER_DB_FALLBACK", "1")
+    at = run_walkthrough()
+    assert not at.exception
+    assert any("cannot write its data folder" in i.value for i in at.info)

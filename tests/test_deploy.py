@@ -249,3 +249,33 @@ def test_build_leftovers_and_the_llm_cache_are_ignored(path):
         return False
 
     assert docker_ignores(path), f".dockerignore lets {path} into the image"
+
+
+def test_serve_falls_back_to_a_temporary_store_and_removes_it(monkeypatch, tmp_path, capsys):
+    """Issue 20 point 5: an unwritable data folder with no store ended ``serve.py`` (hence
+    ``make run`` and the image) in a StoreError traceback before the server started."""
+    import atexit
+
+    import serve
+    from core.store import store_info
+    from core.testbed import config
+
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where the data folder should be")
+    monkeypatch.setenv("ARBITER_DB", str(blocker / "arbiter.duckdb"))
+    monkeypatch.delenv(serve.FALLBACK_ENV, raising=False)
+    real = config.TestbedConfig
+    monkeypatch.setattr(config, "TestbedConfig",
+                        lambda *a, **k: real(seeds=(7,), personas_per_difficulty=4))
+    registered = []
+    monkeypatch.setattr(atexit, "register", lambda fn, *a, **k: registered.append((fn, a, k)))
+    folder = serve._ensure_store()
+    fallback = folder / "arbiter.duckdb"
+    assert folder.name.startswith("arbiter-store-") and store_info(fallback).n_personas == 12
+    import os
+
+    assert os.environ["ARBITER_DB"] == str(fallback) and os.environ[serve.FALLBACK_ENV] == "1"
+    assert "building a temporary one" in capsys.readouterr().err
+    for fn, args, kwargs in registered:  # what runs when the process exits
+        fn(*args, **kwargs)
+    assert not folder.exists()

@@ -20,9 +20,11 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import re
+import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -168,6 +170,8 @@ def ensure_store() -> Path:
                         _fail(exc)
                     state["reason"] = public_message(exc)
                     state["dir"] = tempfile.mkdtemp(prefix="arbiter-store-")
+                    # removed when the server exits (it used to leave 17 MB behind per start)
+                    atexit.register(shutil.rmtree, state["dir"], ignore_errors=True)
                     path = Path(state["dir"]) / path.name
                     try:
                         _build_default(path)
@@ -175,7 +179,7 @@ def ensure_store() -> Path:
                         _fail(exc2)
                 except Exception as exc:  # a bug: one line, never a traceback
                     _fail(exc)
-    if state["dir"] is not None:
+    if state["dir"] is not None or os.environ.get("ARBITER_DB_FALLBACK") == "1":
         st.info("This server cannot write its data folder, so it built a temporary store "
                 "for this run; it is rebuilt when the server restarts.",
                 icon=":material/folder_off:")
