@@ -11,7 +11,9 @@ The server answers each request with the next behaviour of ``script`` (then ``de
 * ``"empty"``: a completion with empty content;
 * ``"429"`` / ``"500"`` / ``"400"``: that HTTP status (429 with ``Retry-After: 0``);
 * ``"401echo"``: HTTP 401 whose error message echoes the request's Authorization header;
-* ``"slow"``: the good reply after ``slow_seconds``.
+* ``"slow"``: the good reply after ``slow_seconds``;
+* ``"echo"``: HTTP 200 whose content (invalid for the task) echoes the Authorization header;
+* ``"huge"``: HTTP 200 with a 5 MiB completion.
 
 It records every request (headers and JSON body) and the most requests in flight at once
 (``delay`` seconds are spent inside each request to make overlaps observable).
@@ -118,6 +120,11 @@ class FakeChat:
             return self._send(h, 401, msg.encode())
         if mode == "slow":
             time.sleep(self.slow_seconds)
+        if mode == "echo":
+            echoed = json.dumps({"A1": f"you sent {h.headers.get('Authorization')}"})
+            return self._send(h, 200, _completion(echoed))
+        if mode == "huge":
+            return self._send(h, 200, _completion("x" * (5 * 2**20)))
         good = json.dumps(good_reply(system, user))
         content = {"good": good, "slow": good, "fenced": f"```json\n{good}\n```",
                    "malformed": '{"answers": {"A1": ', "empty": "",

@@ -258,3 +258,36 @@ def test_a_closed_port_is_a_network_failure():
     with pytest.raises(CallError) as info:
         c.complete("S", "U")
     assert info.value.reason == "network" and KEY not in str(info.value)
+
+
+
+def test_an_echoed_key_is_redacted_before_it_is_cached_written_or_printed(fake, tmp_path,
+                                                                        capsys):
+    """Issue 20 point 6: a reply that echoed the key was cached before any redaction, then
+    written by ``--json`` and printed by offline replays with no key set."""
+    fake.default = "echo"
+    c, _ = _client(fake)
+    cache = CallCache(tmp_path / "cache")
+    docs = _docs(2)
+    run = run_llm("extract", docs, model="fake-model", cache=cache, client=c)
+    assert len(run.failures) == 2 and not run.outputs  # the echo is not a valid extraction
+    replay = run_llm("extract", docs, model="fake-model", cache=cache, offline=True)
+    out = tmp_path / "out"
+    write_release(replay, out)
+    (tmp_path / "summary.json").write_text(json.dumps(run.to_dict()))
+    (tmp_path / "replay.json").write_text(json.dumps(replay.to_dict()))
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.parent.name == "cache" or "cache" in p.parts for p in files)
+    for p in files:
+        assert KEY not in p.read_text(encoding="utf-8", errors="replace"), p
+    printed = capsys.readouterr()
+    assert KEY not in printed.out + printed.err
+    assert "***" in next(p for p in files if "cache" in p.parts).read_text(encoding="utf-8")
+
+
+def test_a_huge_reply_is_refused_while_it_is_read(fake):
+    fake.default = "huge"
+    c, _ = _client(fake, retries=0)
+    with pytest.raises(CallError) as err:
+        c.complete("", "hello")
+    assert err.value.reason == "too_large" and "4 MiB" in str(err.value)

@@ -36,6 +36,9 @@ ENV_BASE_URL = "ARBITER_LLM_BASE_URL"
 ENV_MODEL = "ARBITER_LLM_MODEL"
 ENV_KEY = "ARBITER_LLM_API_KEY"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: A reply larger than this is refused while it is read (a whole persona's extraction is
+#: about 10 KB; a 300 MB reply once took 963 MB of memory).
+MAX_REPLY_BYTES = 4 * 1024 * 1024
 
 
 class ConfigError(ValueError):
@@ -147,7 +150,10 @@ class ChatClient:
         opener = urllib.request.build_opener(urllib.request.ProxyHandler(self._proxies))
         try:
             with opener.open(self._request(system, user), timeout=self.timeout) as resp:
-                raw = resp.read()
+                raw = resp.read(MAX_REPLY_BYTES + 1)
+            if len(raw) > MAX_REPLY_BYTES:
+                return None, CallError("too_large", f"the reply is larger than "
+                                                    f"{MAX_REPLY_BYTES // 2**20} MiB"), -1
         except urllib.error.HTTPError as exc:
             code = exc.code
             detail = f"HTTP {code}" + self._server_message(exc)
@@ -169,7 +175,8 @@ class ChatClient:
             return None, CallError("bad_response", "the reply is not a chat completion"), -1
         if not isinstance(content, str) or not content.strip():
             return None, CallError("empty_reply", "the completion has no content"), 0.0
-        return content, None, 0.0
+        # redacted before anyone caches, writes or prints it: an endpoint may echo the key
+        return self.endpoint.redact(content), None, 0.0
 
     def _server_message(self, exc: urllib.error.HTTPError) -> str:
         try:
