@@ -152,3 +152,27 @@ def test_escape_markdown_leaves_no_unescaped_markup(text):
             continue
         assert out[i] not in "\\`*_{}[]()#+-.!|<>~$:&=^%@\"'/", (text, out)
         i += 1
+
+
+#: GitHub-flavoured markdown's bare-address links (mdast-util-gfm-autolink-literal), found in
+#: the text *after* escapes are resolved.
+_GFM_AUTOLINK = re.compile(r"(?i)(?:https?|ftp)://[-\w.]|www\.[-\w]|"
+                           r"[-.\w+]+@[-\w]+(?:\.[-\w]+)+")
+
+
+@pytest.mark.parametrize("text", [
+    "p was 'http://127.0.0.1:8501/x'", "see www.example.org now", "mail me@host.org",
+    "HTTPS://EVIL.example/a?b=c", "ftp://x.y/z", "mailto:me@x.org", "unknown field www.a.b",
+])
+def test_escaped_text_leaves_no_bare_address_to_link(text):
+    """Issue 20 point 2: escaped upload content still became a clickable link in st.error."""
+    shown = re.sub(r"\\(.)", r"\1", escape_markdown(text))  # what markdown sees as text
+    assert not _GFM_AUTOLINK.search(shown), shown
+    assert shown.replace("\u2060", "") == text  # and the reader sees the same characters
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("htpsw:/.@ab-")), max_size=60))
+def test_no_escaped_text_autolinks(text):
+    shown = re.sub(r"\\(.)", r"\1", escape_markdown(text))
+    assert not _GFM_AUTOLINK.search(shown), (text, shown)

@@ -63,6 +63,10 @@ def test_a_refused_file_keeps_the_last_good_one_and_is_not_parsed_again():
     assert "Still using a.txt" in at.error[0].value.replace("\\", "")
     at.run()  # a later rerun: still refused, still the good file
     assert len(at.error) == 1 and at.markdown[0].value == "a.txt=ok-1"
+    # an empty uploader (a real browser sends one while a file is replaced) keeps it
     at.session_state["file"] = None
     at.run()
-    assert at.markdown[0].value == "none" and not at.error
+    assert at.markdown[-1].value == "a.txt=ok-1" and not at.error
+    assert "still showing the last good file, a.txt" in at.caption[0].value.replace("\\", "")
+    at.button(key="u__forget").click().run()
+    assert at.markdown[-1].value == "none" and not at.error and not at.caption

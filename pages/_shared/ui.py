@@ -22,6 +22,10 @@ __all__ = ["csv_bytes", "download_table", "escape_markdown", "glossary_link", "n
 #: Characters that Streamlit's markdown (CommonMark, GitHub tables, :icon: and :color[]
 #: directives, $math$) gives a meaning; each is backslash-escaped by :func:`escape_markdown`.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=^%@\"'/])")
+#: Where GitHub-flavoured markdown's bare-address links start: a scheme's ``:/``, ``www``
+#: before a dot, an ``@`` (also what ``mailto:`` needs); :data:`_JOINER` goes right after each.
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]):(?=/)|(?<=www)(?=\.)|@")
+_JOINER = "\u2060"
 
 
 def escape_markdown(text: object) -> str:
@@ -31,10 +35,18 @@ def escape_markdown(text: object) -> str:
     lets any of them be escaped), line breaks become spaces, and the result is cut to 500
     characters, so no link, image, heading, HTML, icon or colour directive survives.
 
-    >>> escape_markdown("![x](http://a.b/c.png) **hi**")
-    '\\!\\[x\\]\\(http\\:\\/\\/a\\.b\\/c\\.png\\) \\*\\*hi\\*\\*'
+    Escapes are resolved before GitHub-flavoured markdown finds bare addresses in the text,
+    so ``http://…``, ``www.…`` and ``name@host`` would still become links (issue 20 point 2):
+    a word joiner (U+2060, invisible) after a ``:`` that starts ``://``, before the ``.``
+    of ``www.`` and after ``@`` breaks those patterns without changing what a reader sees.
+
+    >>> escape_markdown("**hi**")
+    '\\\\*\\\\*hi\\\\*\\\\*'
+    >>> "\u2060" in escape_markdown("see http://a.b/c.png")
+    True
     """
     flat = " ".join(str(text).split())[:500]
+    flat = _AUTOLINK.sub(lambda m: m.group(0) + _JOINER, flat)
     return _MD_SPECIAL.sub(r"\\\1", flat)
 
 

@@ -55,13 +55,27 @@ def keep_last_good(uploaded, *, key: str, load: Callable[[str, str, bytes], T], 
     -------
     (value, name, digest) or None
         ``None`` while nothing usable was uploaded. A refused file shows **one** plain-text
-        ``st.error`` line; removing the file from the uploader forgets the last good one.
+        ``st.error`` line. An empty uploader keeps the last good file (issue 20 point 1:
+        replacing a file in a real browser first reruns the page with an empty uploader, which
+        used to forget it); a note says so, and its "Forget it" button drops it.
     """
     slot, refused = f"{key}__last_good", f"{key}__refused"
     if uploaded is None:
-        for k in (slot, refused):
-            st.session_state.pop(k, None)
-        return None
+        st.session_state.pop(refused, None)
+        last = st.session_state.get(slot)
+        if last is None:
+            return None
+        try:  # a cache hit by digest; an evicted entry refuses the empty bytes
+            kept = load(last[1], last[0], b"")
+        except ValueError:
+            st.session_state.pop(slot, None)
+            return None
+        note, forget = st.columns([5, 1], vertical_alignment="center")
+        note.caption(escape_markdown(f"The uploader is empty: still showing the last good "
+                                     f"file, {last[0]}."))
+        forget.button("Forget it", key=f"{key}__forget", icon=":material/delete:",
+                      on_click=st.session_state.pop, args=(slot, None))
+        return kept, last[0], last[1]
     data = uploaded.getvalue()
     digest = hashlib.sha1(data).hexdigest()
     name = safe_name(uploaded.name, default=default)

@@ -1,0 +1,84 @@
+"""Real-browser tests of the upload path (issue 20 points 1 and 2).
+
+A real browser replacing a file first reruns the page with an empty uploader, which AppTest
+never does (it swaps the file in one step): the last good file must survive that, a refused
+file must not replace it, and a refusal that quotes the file's content must not turn a bare
+address into a link (``<a>``) or an image (``<img>``) in the rendered HTML.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.build import build_store
+from core.testbed.config import TestbedConfig
+from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
+
+pytestmark = BROWSER_MARKS
+expect = pytest.importorskip("playwright.sync_api").expect
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("uploads_browser")
+    store = tmp / "store.duckdb"
+    build_store(store, TestbedConfig(seeds=(20260321,), personas_per_difficulty=4))
+    with streamlit_server(store, tmp / "streamlit.log") as base:
+        yield base
+
+
+def _good_csv(tmp_path):
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.05, 0.95, 300)
+    y = (rng.random(300) < p).astype(int)
+    path = tmp_path / "good_forecasts.csv"
+    path.write_text("p,y\n" + "".join(f"{a:.4f},{b}\n" for a, b in zip(p, y, strict=True)))
+    return path
+
+
+HOSTILE = ("http://127.0.0.1:9/x", "www.evil.example", "![i](http://127.0.0.1:9/i.png)",
+           "me@evil.example")
+
+
+@pytest.mark.parametrize("payload", HOSTILE)
+def test_a_refused_upload_keeps_the_good_one_and_links_nothing(server, page, tmp_path,
+                                                              payload):
+    good = _good_csv(tmp_path)
+    bad = tmp_path / "bad_forecasts.csv"
+    bad.write_text(f"p,y\n0.2,0\n{payload},1\n")
+    open_page(page, f"{server}/Reliability?rel_data=upload")
+    uploader = page.locator("[data-testid='stFileUploader'] input[type='file']")
+    uploader.set_input_files(str(good))
+    wait_for_app_run(page)
+    charts = page.get_by_test_id("stPlotlyChart")
+    expect(charts.first).to_be_visible(timeout=30_000)
+    n_charts = charts.count()
+    assert n_charts >= 3
+    # replace it by a bad file: the browser empties the uploader first, then sends the file
+    uploader.set_input_files(str(bad))
+    wait_for_app_run(page)
+    error = page.get_by_test_id("stAlertContentError")
+    expect(error).to_have_count(1, timeout=30_000)
+    assert "This file was refused" in error.inner_text()
+    html = error.inner_html().lower()
+    assert "<a" not in html and "<img" not in html, html
+    assert "good_forecasts.csv" in error.inner_text()  # "Still using good_forecasts.csv"
+    assert page.get_by_test_id("stPlotlyChart").count() == n_charts  # the analysis stayed
+
+
+def test_an_emptied_uploader_keeps_the_good_file_until_forgotten(server, page, tmp_path):
+    good = _good_csv(tmp_path)
+    open_page(page, f"{server}/Reliability?rel_data=upload")
+    uploader = page.locator("[data-testid='stFileUploader'] input[type='file']")
+    uploader.set_input_files(str(good))
+    wait_for_app_run(page)
+    expect(page.get_by_test_id("stPlotlyChart").first).to_be_visible(timeout=30_000)
+    n_charts = page.get_by_test_id("stPlotlyChart").count()
+    page.get_by_test_id("stFileChipDeleteBtn").first.click()  # replaced by nothing
+    wait_for_app_run(page)
+    expect(page.get_by_text("still showing the last good file")).to_be_visible()
+    assert page.get_by_test_id("stPlotlyChart").count() == n_charts
+    page.get_by_role("button", name="Forget it").click()
+    wait_for_app_run(page)
+    expect(page.get_by_text("Upload a CSV to diagnose your own forecasts")).to_be_visible()
