@@ -305,7 +305,8 @@ GLOSSARY: tuple[Term, ...] = (
          "or both), to see which field carries which ability. Arms A, B and D are complete; "
          "C, E and F are ablations.", f"{S2}, §4.4"),
     Term("Overclaim", "Answering a question about a past date with the value that holds "
-         "today.", f"{S2}, §2, M7"),
+         "today, under any rule for settling disagreements (the conflict policy's or naive "
+         "recency's).", f"{S2}, §2, M7"),
     Term("Stale record", "A record whose validity ended before today. Using it for today is "
          "an error unless it is flagged as expired.", f"{S2}, §2, §4.3"),
     Term("Item family", "The seven kinds of question: current state, history, conflicts, "

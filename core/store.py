@@ -430,11 +430,35 @@ def write_store(
     return store_info(path)
 
 
+#: Tables every page may read: a generated and an imported store both have them (the
+#: seed-002 and NQ-open tables are optional; the pages that need them say so).
+REQUIRED_TABLES = ("meta", "personas", "ground_truth", "atoms", "events", "knobs",
+                   "src_planner", "src_self_report", "src_objective", "src_device",
+                   "src_profile", "reference_labels", "renders", "render_lines", "runs",
+                   "predictions", "llm_answers")
+
+
 def store_info(path: str | os.PathLike) -> StoreInfo:
-    """Read the meta table and counts of the store at ``path`` (``StoreError`` if unusable)."""
+    """Read the meta table and counts of the store at ``path`` (``StoreError`` if unusable).
+
+    Everything a page reads is validated here, once per store file (the pages cache the
+    result on the file's path and stamp): every table of :data:`REQUIRED_TABLES`, the schema
+    version, a ``config_json`` that is a JSON object, at least one persona (issue 20 point 3:
+    a bad ``config_json`` slipped past on nine pages, a store with no personas or without
+    ``renders`` crashed the Walkthrough). The message names what is wrong in plain words.
+    """
     con = connect(path, read_only=True)
     try:
         try:
+            tables = set(query_df(con, "SELECT table_name FROM information_schema.tables")
+                         ["table_name"])
+            missing = [t for t in REQUIRED_TABLES if t not in tables]
+            core_missing = [t for t in ("meta", "personas") if t in missing]
+            if core_missing:
+                raise StoreError(f"{path} is not an Arbiter store: it has no "
+                                 f"{' and no '.join(core_missing)} table")
+            if missing:
+                raise StoreError(f"{path} lacks the table(s) {', '.join(missing)}; rebuild it")
             meta = dict(query_df(con, "SELECT key, value FROM meta").itertuples(index=False))
             counts = query_df(con, "SELECT (SELECT count(*) FROM personas) AS p, "
                                    "(SELECT count(*) FROM ground_truth) AS g")
@@ -447,8 +471,16 @@ def store_info(path: str | os.PathLike) -> StoreInfo:
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise StoreError(f"{path} has schema version {meta.get('schema_version')!r}, "
                          f"expected {SCHEMA_VERSION}; rebuild it")
+    try:
+        config = json.loads(meta.get("config_json", "{}"))
+    except (TypeError, ValueError, RecursionError):
+        config = None
+    if not isinstance(config, dict):
+        raise StoreError(f"{path} has a meta config_json that is not a JSON object; rebuild it")
+    if int(counts["p"].iloc[0]) == 0:
+        raise StoreError(f"{path} holds no personas; rebuild it")
     return StoreInfo(str(path), meta["schema_version"], meta.get("origin", ""),
-                     json.loads(meta.get("config_json", "{}")), meta.get("built_at", ""),
+                     config, meta.get("built_at", ""),
                      int(counts["p"].iloc[0]), int(counts["g"].iloc[0]),
                      tuple(int(s) for s in seeds["seed"]), meta.get("default_run_id", ""))
 
