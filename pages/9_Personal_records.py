@@ -8,7 +8,7 @@ the scores one ``ScoreView``. The figure comes from ``core.figures.records``.
 URL state (:mod:`core.urlparams`): ``pr_asof``, ``pr_policy``, ``pr_arm``, ``pr_family``,
 ``pr_item``, ``pr_cond``, ``pr_update``, ``pr_apply``. Every interactive panel is a fragment.
 The item box is dependent (its options follow the family), so it is drawn here with the
-URL helpers of ``pages._shared.params``. About 250 lines, longer than the 150 a page aims
+URL helpers of ``pages._shared.params``. About 290 lines, longer than the 150 a page aims
 for: six fragments (the timeline, the as-of date and the rule share one) and the closing
 statement, each with its widgets and its sentence; every number and table comes from
 ``core.records.views``.
@@ -144,10 +144,22 @@ def arms_panel() -> None:
     m = st.columns(3)
     m[0].metric("Characters (M14)", f"{row['chars']:,}", border=True, help=tip("M14"))
     m[1].metric("Complete or ablation", row["kind"], border=True, help=tip("ablation"))
-    m[2].metric("Values, dates and ids it misses", f"{row['missing']} of {arms.n_tokens}",
-                border=True)
+    m[2].metric("Record fields it misses", f"{row['missing']} of {arms.n_claims}",
+                border=True, help="Values, interval bounds, sources, ids and which contact "
+                                  "came along, read back from the text record by record.")
     st.code(arms.texts[arm], language=None, height=360, wrap_lines=True)
     st.dataframe(t.rename(columns=HEADERS), hide_index=True, width="stretch")
+    ch = arms.change
+    pct = "{:.0%}".format
+    st.caption(
+        f"The notes used to name every companion by first name (\"with Alex\"). Read back "
+        f"record by record, those notes miss {len(ch.missing_first)} field(s) "
+        f"({escape_markdown('; '.join(ch.missing_first))}), so they were not complete. "
+        f"With them the notes reader declined {', '.join(ch.declined_first) or 'nothing'} "
+        f"and scored {pct(ch.ent_first['A'])} on the which-Alex items against the dimension's "
+        f"{pct(ch.ent_first['D'])}; now it scores {pct(ch.ent_now['A'])} against "
+        f"{pct(ch.ent_now['D'])}, so D > A on those items (once reported as H11 shown) is "
+        + ("still true." if ch.h11_now else "no longer true."))
 
 
 arms_panel()
@@ -219,11 +231,18 @@ def writeback_panel() -> None:
     st.dataframe(view.history.assign(**dates).rename(columns=HEADERS), hide_index=True,
                  width="stretch")
     before, after = (escape_markdown(v or "nothing") for v in (view.before, view.after))
+    if view.correction and applied:
+        said = (f"A correction, not a change: the value was never {before}, so nothing is "
+                f"closed and the records now say **{after}** from **{view.start}**; asked "
+                f"before the correction arrived on {view.captured}, they still say "
+                f"**{before}**.")
+    elif applied:
+        said = (f"From **{view.start}** the answer is **{after}**; the day before it is "
+                f"still **{before}**.")
+    else:
+        said = f"Until it is applied, the answer on {view.start} is **{after}**."
     st.markdown(f"Records: {view.n_facts[0]} before, {view.n_facts[1]} after (nothing is "
-                f"deleted). " + (f"From **{view.start}** the answer is **{after}**; the day "
-                                 f"before it is still **{before}**." if applied else
-                                 f"Until it is applied, the answer on {view.start} is "
-                                 f"**{after}**."))
+                f"deleted). " + said)
     st.dataframe(view.arms, hide_index=True, width="stretch", column_config=num_columns(
         view.arms, "%.2f"))
     st.caption("Reference readers: the notes (A) append a line but close nothing, flat "

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.build import build_store
 from core.records.render import render
-from core.records.views import as_of_view, disclosure_view, load_base
+from core.records.views import arms_view, as_of_view, disclosure_view, load_base
 from core.records.world import RUN_DATE
 from core.testbed.config import TestbedConfig
 from tests.app_support import plain
@@ -153,6 +153,14 @@ def test_an_arm_is_shown_as_plain_text_with_its_length(env, base):
     assert at.code[0].value == text
     assert metrics(at)["Characters (M14)"] == f"{len(text):,}"
     assert metrics(at)["Complete or ablation"] == "ablation"
+    arms = arms_view(base)
+    missing = arms.table.set_index("arm").loc["C", "missing"]
+    assert metrics(at)["Record fields it misses"] == f"{missing} of {arms.n_claims}"
+    ch = arms.change
+    said = next(plain(c.value) for c in at.caption if "used to name" in c.value)
+    assert f"miss {len(ch.missing_first)} field(s)" in said and "journey J01 companion" in said
+    assert f"declined {', '.join(ch.declined_first)} and scored 60%" in said
+    assert said.endswith("no longer true.") != ch.h11_now
 
 
 def _jsonl(rows) -> bytes:
@@ -188,3 +196,13 @@ def test_a_refused_first_upload_falls_back_to_the_reference_readers(env, base):
     assert not at.exception and len(at.error) == 1
     assert "line 1 is not UTF-8" in plain(at.error[0].value)
     assert any("Scoring **the reference readers**" in plain(m.value) for m in at.markdown)
+
+
+def test_the_laboratory_correction_says_it_closes_nothing(env, base):
+    at = open_page({"pr_update": "U5", "pr_apply": "true"})
+    assert not at.exception
+    said = next(plain(m.value) for m in at.markdown if "Records:" in m.value).replace("**", "")
+    assert "A correction, not a change" in said and "never A+" in said
+    assert "from 1991-04-17" in said and "arrived on 2026-09-06" in said
+    hist = table_with(at, "status")
+    assert not any(s.startswith("kept, closed") for s in hist["status"])

@@ -52,7 +52,25 @@ def test_check_passes_and_writes_strict_json(tmp_path, capsys):
     arms = {a["arm"]: a for a in report["arms"]}
     assert [arms[a]["missing"] for a in "ABD"] == [0, 0, 0]
     assert all(arms[a]["missing"] > 0 for a in "CEF")
+    assert report["wrong"] == {a: [] for a in "ABCDEF"}
     assert "completeness" in capsys.readouterr().out
+
+
+def test_notes_that_cannot_say_which_contact_fail_the_completeness_check(tmp_path, capsys):
+    """Two contacts called Alex Chen: "with Alex Chen" names neither, so arm A misses the
+    Berlin and Lisbon companions' identity (exit 1, a failed check)."""
+    data = json.loads(WORLD_PATH.read_text())
+    for c in data["contacts"]:
+        if c["id"] == "C02":
+            c["name"] = "Alex Chen"
+    world = tmp_path / "w.json"
+    world.write_text(json.dumps(data))
+    out = tmp_path / "check.json"
+    assert main(["records", "check", "--world", str(world), "--json", str(out)]) == 1
+    report = json.loads(out.read_text())
+    assert "journey J04 companion: C02" in report["missing"]["A"]
+    assert "journey J01 companion: C03" in report["missing"]["A"]
+    assert report["missing"]["D"] == []  # D names companions by contact id
 
 
 @pytest.mark.parametrize("command", [["check"], ["items"], ["render", "D"]])
@@ -118,3 +136,13 @@ def test_score_reports_unknown_items(responses, tmp_path, capsys):
     extra.write_text(responses.read_text() + json.dumps({**row, "item_id": "ZZZ-1"}) + "\n")
     assert main(["records", "score", str(extra), "--bootstrap", "100"]) == 0
     assert f"line {43 * 6 + 1}: unknown item 'ZZZ-1', not scored" in capsys.readouterr().err
+
+
+def test_an_earlier_today_does_not_use_records_captured_later(tmp_path):
+    """On 2026-08-01 the payslip (S10) and the phone sync (S05) are not captured yet, so the
+    salary and mobile conflicts are not live: the checks say so (exit 1)."""
+    out = tmp_path / "check.json"
+    assert main(["records", "check", "--today", "2026-08-01", "--json", str(out)]) == 1
+    failures = {(f["check"], f["record"]) for f in json.loads(out.read_text())["failures"]}
+    assert ("conflicts_live", "attribute monthly_salary") in failures
+    assert ("conflicts_live", "attribute mobile_number") in failures

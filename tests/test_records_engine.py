@@ -145,3 +145,35 @@ def test_cp01_picks_the_lowest_tier_and_recency_the_latest_capture(ids):
     assert captured[cp01.id] == max(captured[f.id] for f in facts if tier[f.id] == tier[cp01.id])
     assert captured[resolve(W, facts, policy="naive recency").id] == max(captured.values())
     assert resolve(W, list(reversed(facts)), policy="CP-01") == cp01  # order does not matter
+
+
+ASHDOWN = "Ashdown Road, Manchester M20 4QP"
+
+
+@pytest.mark.parametrize("query, as_of, today, policy, value", [
+    # F03 (the 41 Ashdown note) holds from 2025-12-01 but was captured on 2026-07-14
+    ({"op": "value", "attribute": "home_address"}, D(2026, 1, 1), D(2026, 6, 1),
+     "naive recency", f"14 {ASHDOWN}"),
+    ({"op": "value", "attribute": "home_address"}, D(2026, 1, 1), D(2026, 7, 14),
+     "naive recency", f"41 {ASHDOWN}"),
+    # blood type: the lab report (S12) captured 2024-11-12, the note (S13) 2025-06-02
+    ({"op": "value", "attribute": "blood_type"}, D(2020, 1, 1), D(2024, 1, 1), "CP-01", None),
+    ({"op": "value", "attribute": "blood_type"}, D(2020, 1, 1), D(2025, 1, 1),
+     "naive recency", "A+"),
+    ({"op": "value", "attribute": "blood_type"}, D(2020, 1, 1), D(2026, 9, 6),
+     "naive recency", "O+"),
+    # Alex Morgan's contact record (S05) was captured on 2026-08-30
+    ({"op": "contact", "where": {"first_name": "Alex", "relation_contains": "manager"},
+      "field": "phone"}, D(2026, 8, 1), D(2026, 8, 1), "CP-01", None),
+])
+def test_a_record_is_visible_only_from_its_capture(query, as_of, today, policy, value):
+    assert evaluate(W, query, as_of=as_of, today=today, policy=policy).value == value
+
+
+def test_known_on_drops_later_captures_and_nothing_else():
+    early = W.known_on(D(2026, 8, 1))
+    later = {s.id for s in W.sources if s.captured > D(2026, 8, 1)}
+    assert later == {"S05", "S10", "S24"}
+    assert {f.source for f in early.facts}.isdisjoint(later) and early.journeys == ()
+    assert len(early.facts) == len(W.facts) - sum(f.source in later for f in W.facts)
+    assert W.known_on(D(2026, 9, 6)) is W  # everything is captured by the run date

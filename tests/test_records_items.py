@@ -48,6 +48,25 @@ def test_hist_items_carry_todays_value():
     assert [i.stale for i in ITEMS if i.family == "STALE"] == [True, True, True, False, False]
 
 
+@pytest.mark.parametrize("item_id, values", [
+    # a live conflict today: CP-01 and recency each say a different value "holds today"
+    ("HIST-1", ("14 Ashdown Road, Manchester M20 4QP", "41 Ashdown Road, Manchester M20 4QP")),
+    ("HIST-5", ("£10.99", "£9.99")),
+    ("HOP-4", ("14 Ashdown Road, Manchester M20 4QP", "41 Ashdown Road, Manchester M20 4QP")),
+    ("HIST-3", ("Corvid Health Ltd",)),  # no conflict: every rule agrees
+    ("HOP-2", ()),  # today's employer bought the laptop: nothing to overclaim
+    ("CURR-1", ()),  # not past-dated
+])
+def test_present_values_hold_today_under_any_rule(item_id, values):
+    item = BY_ID[item_id]
+    assert item.present_values == values
+    assert item.present_value == (values[0] if values else None)  # CP-01's comes first
+    for policy in ("CP-01", "naive recency"):
+        now = evaluate(W, {"op": "value", "attribute": item.query.get("attribute", "")},
+                       policy=policy).value if values else None
+        assert now is None or now in values
+
+
 def _broken(mutate):
     t = copy.deepcopy(load_templates())
     mutate(t)

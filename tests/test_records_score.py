@@ -138,3 +138,64 @@ def test_nine_paired_comparisons_and_four_ablation_contrasts():
     kinds = [c.kind for c in COMPARISONS]
     assert kinds.count("paired") == 9 and kinds.count("ablation") == 4
     assert len({(c.studied, c.comparator, c.families) for c in COMPARISONS}) == 13
+
+
+@pytest.mark.parametrize("policy", ["CP-01", "naive recency"])
+def test_m7_counts_todays_value_under_any_rule(policy):
+    """An answer to a past-dated item that equals today's value under either rule is an
+    overclaim (seed 002 §2): recency's 41 Ashdown Road and £9.99 count as much as CP-01's."""
+    from core.records.engine import evaluate
+
+    past = [i for i in ITEMS if i.present_values]
+    rows = []
+    for i in past:
+        now = evaluate(W, {"op": "value", "attribute": i.query["attribute"]},
+                       policy=policy).value
+        rows.append({**_reference(i, "B"), "answer": now})
+    res = score_responses(rows, ITEMS, W, n_boot=50)
+    assert len(past) == 11 and res.value("B", "M7") == 1 and res.value("B", "M1") == 0
+
+
+def test_m7_of_the_recency_readers_is_one():
+    from core.records.readers import read
+
+    res = score_responses(read(W, ITEMS, arms=("B", "C")), ITEMS, W, n_boot=50)
+    assert res.value("B", "M7") == 1 and res.value("C", "M7") == 1  # .727 before issue 19
+    per_item = res.item_means.set_index(["arm", "item_id"])["M7"]
+    assert all(per_item[(a, i)] == 1 for a in "BC" for i in ("HIST-1", "HIST-5", "HOP-4"))
+
+
+ALL_IDS = ([f.id for f in W.facts] + [c.id for c in W.contacts] + [j.id for j in W.journeys])
+
+
+@pytest.mark.parametrize("cited, m2", [
+    (ALL_IDS, 0.0),  # every record id (49): names none as the one the answer rests on
+    ("support", 1.0),
+    ("support+1", 0.0),  # one record the answer does not rest on
+    ("support-lower", 1.0),  # " f02 " is F02
+    ([], 0.0),
+])
+def test_m2_penalises_citations_outside_the_support(cited, m2):
+    rows = []
+    for i in (i for i in ITEMS if i.answerable):
+        support = list(i.record_ids)
+        ids = cited if isinstance(cited, list) else {
+            "support": support, "support+1": [*support, "F99" if "F01" in support else "F01"],
+            "support-lower": [f" {r.lower()} " for r in support]}[cited]
+        rows.append({**_reference(i, "D"), "answer": "no such value", "cited_record_ids": ids})
+    res = score_responses(rows, ITEMS, W, n_boot=50)
+    assert len(ALL_IDS) == 49 and res.value("D", "M1") == 0
+    assert res.value("D", "M2") == m2
+
+
+@pytest.mark.parametrize("policy, named", [
+    ("CP-01", True), ("CP01", True), ("cp 01", True), ("cp-01", True), ("CP_01", True),
+    ("CP\u201301", True), ("policy CP-01 (lower tier wins)", True), ("ＣＰ－０１", True),
+    ("CP-011", False), ("CP-02", False), ("XCP-01", False), ("naive recency", False),
+    (None, False), ("", False),
+])
+def test_m3_normalises_the_policy_name(policy, named):
+    conf = [i for i in ITEMS if i.family == "CONF"]
+    res = score_responses([{**_reference(i, "D"), "policy": policy} for i in conf], ITEMS, W,
+                          n_boot=50)
+    assert res.value("D", "M3") == float(named)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -54,9 +55,19 @@ def test_disclosure_measures():
     entitled = 2 * sum(len(i.release_to) for i in INFO)
     crit_wrong = 2 * sum(3 - len(i.release_to) for i in INFO if i.critical)
     assert table.loc["none", "M10"] == 1 and table.loc["none", "M9"] == entitled / 72
-    assert table.loc["none", "M11"] == crit_wrong == 32
+    assert table.loc["none", "M11"] == crit_wrong == 30
     assert table.loc["structured", ["M9", "M10", "M11"]].tolist() == [1, 1, 0]
     assert table.loc["prose", "M11"] == 0  # a deterministic reader: H14 cannot show
+
+
+def test_the_sister_may_have_her_own_phone_number():
+    """D11 is the sister's number: releasing it to her is no third party's details reaching
+    someone not entitled (seed 002 §2), so it is not a critical error; to the web form it is."""
+    d11 = next(i for i in INFO if i.info_id == "D11")
+    assert set(d11.release_to) == {"sister", "hr"}
+    d = [{"condition": "structured", "requester": r, "info_id": "D11", "replicate": 0,
+          "release": True} for r in ("sister", "web_form")]
+    assert score_disclosure(d, INFO).iloc[0]["M11"] == 1  # the web form's release only
 
 
 def test_one_critical_release_is_counted():
@@ -73,7 +84,6 @@ def test_one_critical_release_is_counted():
     ("U2", {"F17"}, dt.date(2026, 3, 14)),  # already expired: its end date stays
     ("U3", {"F15", "F16"}, dt.date(2026, 9, 30)),
     ("U4", {"F04", "F05"}, dt.date(2026, 9, 9)),
-    ("U5", {"F12", "F13"}, dt.date(2026, 9, 5)),
     ("U6", {"F19"}, dt.date(2026, 6, 30)),
 ])
 def test_an_update_adds_closes_and_deletes_nothing(uid, closes, end):
@@ -88,6 +98,34 @@ def test_an_update_adds_closes_and_deletes_nothing(uid, closes, end):
     if evaluate(W, q, as_of=before).value is not None:
         assert evaluate(wb.world, q, as_of=before) == evaluate(W, q, as_of=before)
     assert evaluate(wb.world, q, as_of=u.start).value == u.value
+
+
+def test_a_correction_replaces_a_wrong_value_without_closing_it():
+    """U5: the laboratory corrects the blood type. It never was A+, so nothing is closed on
+    2026-09-05 (which would say it used to be A+): A- holds from F12's start, wins under
+    CP-01 (tier 1, captured later), and before the correction was captured the records
+    still say A+."""
+    u = next(x for x in UPDATES if x.update_id == "U5")
+    assert u.kind == "correction"
+    wb = apply_update(W, u)
+    assert wb.closed == () and wb.world.fact("F12").valid_to is None
+    assert (wb.added.valid_from, wb.added.valid_to) == (W.fact("F12").valid_from, None)
+    q = {"op": "value", "attribute": "blood_type"}
+    for day in (dt.date(2000, 1, 1), dt.date(2026, 9, 5), dt.date(2026, 9, 6)):
+        assert evaluate(wb.world, q, as_of=day).value == "A-"
+        assert evaluate(wb.world, q, as_of=day, today=dt.date(2026, 9, 5)).value == "A+"
+    assert len(wb.world.facts) == len(W.facts) + 1  # nothing deleted
+
+
+@pytest.mark.parametrize("kind, captured, fragment", [
+    ("email", "2026-09-06", "tier 1 or better"),  # less trusted than the lab report
+    ("document scan", "2024-11-12", "captured after 2025-06-02"),  # not later
+])
+def test_a_correction_must_outrank_what_it_corrects(kind, captured, fragment):
+    u = next(x for x in UPDATES if x.update_id == "U5")
+    bad = dataclasses.replace(u, source_kind=kind, captured=dt.date.fromisoformat(captured))
+    with pytest.raises(ValueError, match=fragment):
+        apply_update(W, bad)
 
 
 def test_history_survives_the_move():

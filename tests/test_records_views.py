@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 
 import numpy as np
 import pytest
@@ -54,9 +55,30 @@ def test_every_answer_is_a_record_covering_the_as_of_date(base, policy):
         for row in view.answers.itertuples():
             facts = covering(base.world, row.attribute, as_of=day)
             assert row.answer in {f.value for f in facts}
+            # what an assistant consulting the records on that day answers
             assert row.answer == evaluate(base.world, {"op": "value", "attribute": row.attribute},
-                                          as_of=day, policy=policy).value
+                                          as_of=day, today=min(day, RUN_DATE),
+                                          policy=policy).value
         assert set(view.facts.loc[view.facts["in_conflict"], "attribute"]) == set(view.conflicts)
+        # no record captured after the day is used, and no reason cites a later capture
+        later = view.facts[view.facts["captured"] > day]
+        assert not later["known"].any() and not later["covers"].any()
+        for why in view.answers["why"]:
+            assert all(dt.date.fromisoformat(d) <= day for d in re.findall(r"\d{4}-\d\d-\d\d", why))
+
+
+def test_a_note_captured_later_makes_no_conflict_before_its_capture(base):
+    """F03 (41 Ashdown Road) holds from 2025-12-01 but its note was captured on 2026-07-14:
+    on 2026-01-01 an assistant had only the tenancy scan."""
+    early = as_of_view(base, as_of=dt.date(2026, 1, 1), policy="naive recency")
+    assert "home_address" not in early.conflicts
+    assert early.answer("home_address") == base.world.fact("F02").value
+    f03 = early.facts.set_index("fact_id").loc["F03"]
+    assert not f03["known"] and not f03["covers"]
+    late = as_of_view(base, as_of=dt.date(2026, 7, 14), policy="naive recency")
+    assert "home_address" in late.conflicts
+    assert late.answer("home_address") == base.world.fact("F03").value
+    assert dt.date(2026, 7, 14) in change_dates(base.world)  # the capture changes the answer
 
 
 def test_moving_the_as_of_date_moves_the_answer(base):
@@ -114,7 +136,16 @@ def test_item_views_agree_with_the_reference_and_the_dimension_reader(base):
         d = view.readers.set_index("arm").loc["D"]
         assert d["correct"], item.item_id  # arm D's reader is the engine
     ent = item_view(base, "ENT-4").readers.set_index("arm")
-    assert ent.loc["A", "answer"] == "(declines)" and not ent.loc["A", "correct"]
+    assert ent.loc["A", "answer"] == "Alex Chen" and ent.loc["A", "correct"]
+
+
+def test_companion_change_is_computed_from_both_notes(base):
+    ch = arms_view(base).change
+    assert ch.missing_first == ("journey J01 companion: C03", "journey J04 companion: C02")
+    assert ch.declined_first == ("ENT-2", "ENT-4")
+    assert ch.ent_first == {"A": 3 / 5, "B": 3 / 5, "D": 1.0}
+    assert ch.ent_now == {"A": 1.0, "B": 1.0, "D": 1.0}
+    assert ch.h11_first and not ch.h11_now
 
 
 def test_disclosure_conditions(base):
@@ -202,3 +233,12 @@ def test_the_shown_table_puts_both_rules_side_by_side(base):
     cp = as_of_view(base, as_of=RUN_DATE).table()
     assert list(cp.columns) == ["attribute", "answer (CP-01)", "naive recency", "agree"]
     assert (cp["answer (CP-01)"] == t["CP-01"]).all()
+
+
+def test_the_laboratory_correction_is_shown_as_a_correction(base):
+    on = writeback_view(base, "U5", applied=True)
+    assert on.correction and on.closed == () and on.captured == dt.date(2026, 9, 6)
+    assert (on.before, on.after) == ("A+", "A-")
+    assert on.start == base.world.fact("F12").valid_from  # over the corrected interval
+    status = on.history.set_index("fact_id")["status"]
+    assert status["F12"] == "unchanged" and status["F13"] == "unchanged"

@@ -90,6 +90,19 @@ def _fourth_alex(d):
     next(c for c in d["contacts"] if c["id"] == "C06")["name"] = "Alex Becker"
 
 
+@pytest.mark.parametrize("rename, record", [
+    (("C07", "Tom Berg"), "first name 'Tom'"),  # two Toms beside the three Alexes
+    (("C07", "tom Berg"), "first name 'Tom'"),  # case does not make another name
+    (("C07", "Ingrid Berg"), "first name 'Ingrid'"),
+])
+def test_every_shared_first_name_is_flagged(rename, record):
+    def edit(d):
+        next(c for c in d["contacts"] if c["id"] == rename[0])["name"] = rename[1]
+    failures = [f for f in world_failures(_world(edit)) if f.check == "shared_first_name"]
+    assert [f.record for f in failures] == [record]
+    assert "shared by 2 contacts" in failures[0].message
+
+
 BROKEN = {
     "counts": _drop_fact,
     "ids_unique": _dup_source,

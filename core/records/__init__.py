@@ -10,6 +10,8 @@ One concept per module, imported explicitly (this package file re-exports nothin
 * :mod:`.engine` — the ground-truth engine: as-of queries, CP-01, naive recency, staleness,
   entity resolution, joins, gaps (§2, §6);
 * :mod:`.render` — the six arms A–F and the completeness check (§1, §4.4), M14;
+* :mod:`.claims` — an arm's text read back as (record, field, value) claims, which the
+  completeness check compares with the fact table (§1, §9);
 * :mod:`.items` — the 43 items in seven families (§6);
 * :mod:`.normalise` — how answers are compared;
 * :mod:`.score` — responses in the contract, M1–M8 (§7), the comparisons (§10);

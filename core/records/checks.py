@@ -16,7 +16,9 @@ broke. :data:`CHECKS` names them in order:
 * ``recency_balance`` — naive recency and CP-01 disagree on exactly three, agree on two (§4.2);
 * ``expiries`` — the three expired records ended before ``today``; the two controls have an
   end date and still cover ``today`` (§4.3);
-* ``shared_first_name`` — exactly three contacts are called Alex (§4.1).
+* ``shared_first_name`` — exactly three contacts are called Alex and no other first name
+  is shared (§4.1: "exactly three contacts must share a first name"; compared
+  case-insensitively).
 """
 
 from __future__ import annotations
@@ -176,11 +178,22 @@ def _expiries(w: World, today) -> list[Failure]:
 
 
 def _shared_first_name(w: World, today) -> list[Failure]:
-    named = [c.id for c in w.contacts if c.first_name == w.shared_first_name]
+    by_name: dict[str, list[str]] = {}
+    for c in w.contacts:
+        by_name.setdefault(c.first_name.casefold(), []).append(c.id)
+    want = w.shared_first_name.casefold()
+    named = by_name.get(want, [])
+    out = []
     if len(named) != EXPECTED_COUNTS["shared_first_name"]:
-        return [Failure("shared_first_name", f"first name {w.shared_first_name!r}",
-                        f"expected 3 contacts, found {len(named)} ({', '.join(named)})")]
-    return []
+        out.append(Failure("shared_first_name", f"first name {w.shared_first_name!r}",
+                           f"expected 3 contacts, found {len(named)} ({', '.join(named)})"))
+    for name, ids in sorted(by_name.items()):
+        if name != want and len(ids) > 1:
+            first = w.contact(ids[0]).first_name
+            out.append(Failure("shared_first_name", f"first name {first!r}",
+                               f"shared by {len(ids)} contacts ({', '.join(ids)}); only "
+                               f"{w.shared_first_name!r} may be shared"))
+    return out
 
 
 _RUN = {"counts": _counts, "ids_unique": _ids_unique, "sources_exist": _sources_exist,
@@ -192,11 +205,13 @@ _RUN = {"counts": _counts, "ids_unique": _ids_unique, "sources_exist": _sources_
 def world_failures(world: World, *, today: _dt.date = RUN_DATE) -> list[Failure]:
     """Every failure of every check in :data:`CHECKS` order (empty: the world is sound).
 
-    The conflict checks look only at facts whose source exists, so one broken reference is
-    reported once (by ``sources_exist``) rather than crashing the others.
+    The checks after ``sources_exist`` look only at facts whose source exists, so one broken
+    reference is reported once (by ``sources_exist``) rather than crashing the others, and
+    only at records captured by ``today`` (:meth:`World.known_on`): a note captured after
+    ``today`` makes no conflict yet.
     """
     known = {s.id for s in world.sources}
-    sound = world.with_facts([f for f in world.facts if f.source in known])
+    sound = world.with_facts([f for f in world.facts if f.source in known]).known_on(today)
     out = []
     for name in CHECKS:
         out += _RUN[name](world if name in ("counts", "ids_unique", "sources_exist") else sound,

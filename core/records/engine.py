@@ -14,7 +14,11 @@ written from memory"). The engine answers small query dictionaries (the item tem
 * **entity resolution** — a contact found by its fields, or a journey's companion by contact
   id (or, as notes name people, by first name: ambiguous when several share it, §4.1);
 * **joins** — the value of one attribute on the date of another record (§6 HOP);
-* **gaps** — nothing covers: the answer is ``None`` (§6 GAP).
+* **gaps** — nothing covers: the answer is ``None`` (§6 GAP);
+* **what is known** — only records captured by ``today`` exist
+  (:meth:`~core.records.world.World.known_on`): ``evaluate``, ``conflict_table``,
+  ``status`` and ``previous_value`` never use a record captured after the day they are
+  asked on, whatever the as-of date of the question.
 
 Invariant: :func:`evaluate` never invents a value; every non-``None`` answer is a field of a
 record it lists in ``record_ids``.
@@ -116,6 +120,7 @@ def conflict_table(world: World, *, today: _dt.date = RUN_DATE) -> pd.DataFrame:
 
     Columns: ``attribute, fact_ids, values, cp01, recency, cp01_tier, agree``.
     """
+    world = world.known_on(today)
     df = facts_frame(world)
     vf, vt = df["valid_from"], df["valid_to"]
     live = df[(vf <= today) & (vt.isna() | (vt.map(lambda d: d is not None and d >= today)))]
@@ -138,6 +143,7 @@ def status(world: World, attribute: str, *, today: _dt.date = RUN_DATE,
            policy: str = "CP-01") -> Answer:
     """The latest record of ``attribute`` (latest start, conflicts settled by ``policy``) and
     whether it is stale: its validity ended before ``today`` (seed 002 §2)."""
+    world = world.known_on(today)
     facts = [f for f in world.facts if f.attribute == attribute]
     if not facts:
         return Answer(None)
@@ -156,6 +162,7 @@ def previous_value(world: World, attribute: str, *, today: _dt.date = RUN_DATE,
     When today's records disagree and ``policy`` cannot settle it, their common start date
     still dates the change (the home before the current one is known without knowing which
     of two current addresses is right)."""
+    world = world.known_on(today)
     now = _resolved(world, attribute, as_of=today, policy=policy)
     if now.value is not None:
         start = world.fact(now.record_ids[0]).valid_from
@@ -235,6 +242,7 @@ def evaluate(world: World, query: dict, *, as_of: _dt.date = RUN_DATE,
         raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
     if companion not in ("id", "first_name"):
         raise ValueError(f"companion must be 'id' or 'first_name', got {companion!r}")
+    world = world.known_on(today)
     op = query.get("op")
     if op == "value":
         return _resolved(world, query["attribute"], as_of=as_of, policy=policy)

@@ -17,8 +17,13 @@ problem:
 * GAP items have no answer; every other item has one.
 
 ``present_value`` is, for past-dated items (HIST, and HOP items joined on a past date), the
-value the same question gets today, when it differs from the reference — the overclaim that
-M7 counts (§2, §7). It is ``None`` otherwise.
+value the same question gets today under CP-01, when it differs from the reference. It is
+``None`` otherwise. ``present_values`` holds every value the question gets today under any
+resolution rule the engine knows (CP-01, naive recency, later start: seed 002 §2), when it
+differs from the reference: the overclaims M7 counts (§2: "answering a question about a past
+date with the value that holds today"). Which value "holds today" is itself what a conflict
+disputes, so an arm that resolves today's conflict by recency (B, C) and gives its today's
+value for a past date overclaims as much as one that gives CP-01's.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .engine import conflict_table, evaluate
+from .engine import POLICIES, conflict_table, evaluate
 from .world import RUN_DATE, World, parse_date
 
 __all__ = ["ANSWER_KINDS", "FAMILIES", "FAMILY_COUNTS", "ITEMS_PATH", "Item", "ItemCheckError",
@@ -70,6 +75,7 @@ class Item:
     record_ids: tuple[str, ...]
     present_value: str | tuple[str, ...] | None
     stale: bool | None
+    present_values: tuple = ()
 
     @property
     def answerable(self) -> bool:
@@ -85,16 +91,21 @@ def load_templates(path: str | Path | None = None) -> list[dict]:
         raise ValueError(f"cannot read the item templates {p}: {exc}") from None
 
 
-def _present(world: World, t: dict, reference, *, as_of, today):
+def _present(world: World, t: dict, reference, *, as_of, today, policy: str = "CP-01"):
     q = t["query"]
     if t["family"] == "HIST" and as_of < today:
-        now = evaluate(world, q, as_of=today, today=today).value
+        now = evaluate(world, q, as_of=today, today=today, policy=policy).value
     elif q.get("op") == "value_on":
         now = evaluate(world, {"op": "value", "attribute": q["attribute"]}, as_of=today,
-                       today=today).value
+                       today=today, policy=policy).value
     else:
         return None
     return now if now is not None and now != reference else None
+
+
+def _presents(world: World, t: dict, reference, *, as_of, today) -> tuple:
+    got = (_present(world, t, reference, as_of=as_of, today=today, policy=p) for p in POLICIES)
+    return tuple(dict.fromkeys(v for v in got if v is not None))
 
 
 def build_items(world: World, *, today: _dt.date = RUN_DATE, templates: list[dict] | None = None,
@@ -111,7 +122,9 @@ def build_items(world: World, *, today: _dt.date = RUN_DATE, templates: list[dic
                           as_of=as_of, kind=t["kind"], query=dict(t["query"]),
                           reference=ans.value, record_ids=ans.record_ids,
                           present_value=_present(world, t, ans.value, as_of=as_of, today=today),
-                          stale=ans.stale if t["family"] == "STALE" else None))
+                          stale=ans.stale if t["family"] == "STALE" else None,
+                          present_values=_presents(world, t, ans.value, as_of=as_of,
+                                                   today=today)))
     items = tuple(items)
     if check:
         problems = item_problems(world, items, today=today)

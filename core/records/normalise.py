@@ -16,6 +16,11 @@ The normalisation, applied to both the response and the reference:
 A list answer (``kind == "list"``) is split on ``;``, ``,``, new lines and the word "and",
 each part normalised, and compared as a set. Two answers match when their keys are equal —
 containment is not enough ("£3,450 or £3,200" matches neither).
+
+A policy name (M3) is matched by :func:`names_policy`: after NFKC and case folding, the
+letters and digits of the policy's id in order, joined by nothing or by spaces, hyphens,
+underscores or dashes, as a whole word ("CP-01", "CP01", "cp 01", "cp_01", "CP–01" and
+"policy CP-01" name CP-01; "CP-011", "CP-02" and "cp-0 1x" do not).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
 
-__all__ = ["answer_key", "contains_any", "normalise_dates", "same_answer"]
+__all__ = ["answer_key", "contains_any", "names_policy", "normalise_dates", "same_answer"]
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -116,3 +121,18 @@ def contains_any(answer, keys) -> bool:
         return False
     a = answer_key(answer if isinstance(answer, str) else "; ".join(answer))
     return any(k and k in a for k in keys)
+
+
+_JOIN = r"[\s_\-\u2010-\u2015]*"
+
+
+def names_policy(text: str | None, policy_id: str) -> bool:
+    """Whether ``text`` names the policy ``policy_id`` (seed 002 §7 M3; see the module
+    docstring). ``ValueError`` if ``policy_id`` has no letter or digit."""
+    parts = re.findall(r"[^\W_]", unicodedata.normalize("NFKC", policy_id).casefold())
+    if not parts:
+        raise ValueError(f"policy_id must contain a letter or digit, got {policy_id!r}")
+    if not text:
+        return False
+    pattern = r"(?<![^\W_])" + _JOIN.join(map(re.escape, parts)) + r"(?![^\W_])"
+    return re.search(pattern, unicodedata.normalize("NFKC", text).casefold()) is not None

@@ -6,7 +6,9 @@ Arm  What its reader does
 ==== ==================================================================================
 A    full history; no stated policy, so a conflict goes to the later note (naive
      recency, policy "naive recency"); cites record ids; journeys name companions by
-     first name, so "with Alex" is ambiguous and it declines
+     first name, full name where it is shared, so it knows which Alex came along (with
+     the first-name-only notes, ``companions="first"``, "with Alex" is ambiguous and it
+     declines)
 B    attribute questions from the profile (latest capture, no dates): it asserts today's
      value for past dates and expired records; everything else as arm A
 C    one current record per attribute (recency), no dates, sources or ids: past dates get
@@ -22,9 +24,9 @@ F    only records covering today, with sources and CP-01: past dates get today's
 The readers emit responses in the contract of :mod:`.score` (two identical replicates by
 default). :func:`hypothesis_table` says which of H1–H15 such readers can test and the
 direction they show; they test what the *representation* allows, not how hard a text is to
-read, so H1's and H2's current-state part, H3's "raises", H12 (when notes suffice), H13
-(a deterministic reader never fabricates) and H14 (it applies prose and records alike) are
-out of their reach.
+read, so H1's and H2's current-state part, H3's "raises", H11 (complete notes say which
+Alex too), H12 (when notes suffice), H13 (a deterministic reader never fabricates) and H14
+(it applies prose and records alike) are out of their reach.
 """
 
 from __future__ import annotations
@@ -49,14 +51,25 @@ def _no_validity(facts) -> list:
     return [replace(f, **_OPEN) for f in facts]
 
 
-def arm_view(world: World, arm: str, *, today: _dt.date = RUN_DATE) -> tuple[World, dict]:
+def arm_view(world: World, arm: str, *, today: _dt.date = RUN_DATE,
+             companions: str = "as needed") -> tuple[World, dict]:
     """The world an arm's reader sees and how it reads it (``policy``, ``companion``,
-    ``cite``, ``names_policy``). Arm B's profile view is :func:`_profile_view`."""
+    ``cite``, ``names_policy``). Arm B's profile view is :func:`_profile_view`.
+
+    ``companions`` is how the notes name companions (:func:`.render.companion_mention`):
+    "as needed" names a shared first name in full, so the mention resolves to one contact
+    (the completeness check verifies it) and the reader finds the companion by identity;
+    "first" leaves only the first name, which the reader resolves as the engine's
+    ``companion="first_name"`` (three Alexes: no answer)."""
     if arm not in ARMS:
         raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
+    if companions not in ("as needed", "first"):
+        raise ValueError(f"companions must be 'as needed' or 'first', got {companions!r}")
+    world = world.known_on(today)  # nothing captured after today exists yet
     if arm in ("A", "B"):
-        return world, {"policy": "naive recency", "companion": "first_name", "cite": True,
-                       "names_policy": "naive recency"}
+        return world, {"policy": "naive recency",
+                       "companion": "id" if companions == "as needed" else "first_name",
+                       "cite": True, "names_policy": "naive recency"}
     if arm == "C":
         flat = _no_validity(current_facts(world, today=today, one_per_attribute=True))
         return replace(world, facts=tuple(flat), sources=()), {
@@ -77,9 +90,11 @@ def _profile_view(world: World) -> World:
 
 
 def read_item(world: World, item: Item, arm: str, *, today: _dt.date = RUN_DATE,
-              replicate: int = 0) -> dict:
-    """The response of ``arm``'s reader to ``item`` (a dict in the response contract)."""
-    view, how = arm_view(world, arm, today=today)
+              replicate: int = 0, companions: str = "as needed") -> dict:
+    """The response of ``arm``'s reader to ``item`` (a dict in the response contract); it
+    sees only records captured by ``today``."""
+    world = world.known_on(today)
+    view, how = arm_view(world, arm, today=today, companions=companions)
     cite = how["cite"]
     if arm == "B" and item.query.get("op") in _ATTRIBUTE_OPS:
         view, cite = _profile_view(world), False
@@ -97,7 +112,7 @@ def read_item(world: World, item: Item, arm: str, *, today: _dt.date = RUN_DATE,
 
 
 def read(world: World, items, *, arms=ARMS, replicates: int = 2,
-         today: _dt.date = RUN_DATE) -> list[dict]:
+         today: _dt.date = RUN_DATE, companions: str = "as needed") -> list[dict]:
     """Every reader's responses to every item, ``replicates`` times (identical: the readers
     are deterministic), in arm, item, replicate order."""
     if replicates < 1:
@@ -105,7 +120,7 @@ def read(world: World, items, *, arms=ARMS, replicates: int = 2,
     bad = [a for a in arms if a not in ARMS]
     if bad:
         raise ValueError(f"unknown arm(s) {bad}; arms are {', '.join(ARMS)}")
-    return [read_item(world, item, arm, today=today, replicate=r)
+    return [read_item(world, item, arm, today=today, replicate=r, companions=companions)
             for arm in arms for item in items for r in range(replicates)]
 
 
@@ -125,7 +140,9 @@ HYPOTHESES = (
     ("H8", True, "M7: A, D, E < B, C, F", "temporal structure separates past from present"),
     ("H9", True, "M6 on expired records: A, D, E > B, C, F", "end dates make expiry visible"),
     ("H10", True, "M6 on valid records: no arm raises a false alarm", "controls stay valid"),
-    ("H11", True, "M1 ENT: D > A", "notes name companions by first name only"),
+    ("H11", False, "M1 ENT: D > A",
+     "complete notes say which Alex too (§1), so a rule-following reader finds the identity "
+     "in either; only the first-name-only notes, which failed the completeness check, lost it"),
     ("H12", True, "M1 HOP: D > C, F (D = A)",
      "joins need history; explicit relations add nothing when first names are unique"),
     ("H13", False, "M8 = 0 for every reader", "a deterministic reader never fabricates"),
@@ -169,7 +186,6 @@ def hypothesis_table(score) -> pd.DataFrame:
         "H9": min(by(a, "M6", expired) for a in "ADE") > max(by(a, "M6", expired)
                                                              for a in "BCF"),
         "H10": all(by(a, "M6", valid) == 1 for a in ("A", "D", "E", "F", "B", "C")),
-        "H11": f("D", "ENT") > f("A", "ENT"),
         "H12": f("D", "HOP") > max(f("C", "HOP"), f("F", "HOP")),
     }
     rows = []

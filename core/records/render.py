@@ -6,8 +6,8 @@ Arm  Name                What the text carries
 ==== =================== ===========================================================
 A    notes               chronological notes, one line per fact / journey, each with
                          its dates, record id and source (title, id, capture date);
-                         contacts in their own section; journeys name companions by
-                         first name, as a person writes
+                         contacts in their own section; journeys name companions as a
+                         person writes: first name, full name when it is shared
 B    notes + profile     a profile (current values by naive recency over every
                          record, no dates, no sources) on top of arm A
 C    flat records        current state only (records covering today, naive recency),
@@ -22,12 +22,14 @@ F    D − validity        D without validity intervals: only facts covering tod
 
 Rendering is deterministic (sorted, no randomness): the same world gives the same bytes.
 
-The completeness check (§1) inventories what each text carries — every fact value and
-contact / journey field (*value*), every date (*date*, ISO), every source id (*source*),
-every record id (*identifier*) — by substring search in the rendered text, and fails if a
-complete arm (A, B, D) misses anything another arm carries. C, E, F are ablations: the report
-lists what each misses, and an ablation that misses nothing is an error too (it would not be
-an ablation).
+The completeness check (§1, §9) reads every arm's text back into claims — each record's
+value, interval bounds, source id, identifier, each source's title and capture date, each
+contact's fields, each journey's fields and *which contact* came along (:mod:`.claims`) —
+and compares them with the fact table: a complete arm (A, B, D) must carry every claim, so
+nothing another arm carries; an ablation (C, E, F) must miss something (else it would not be
+an ablation); no arm may state a claim unlike the table. Notes name a companion by first
+name unless another contact shares it, then by full name ("with Alex Chen"): "with Alex"
+among three Alexes does not say which, and the check rejects it.
 """
 
 from __future__ import annotations
@@ -37,12 +39,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .claims import text_claims, world_claims
 from .engine import resolve
 from .world import RUN_DATE, Fact, World
 
 __all__ = ["ARMS", "ARM_NAMES", "COMPLETE_ARMS", "CompletenessError", "check_completeness",
-           "completeness", "context_chars", "current_facts", "inventory", "profile_facts",
-           "render"]
+           "companion_mention", "completeness", "context_chars", "current_facts", "inventory",
+           "profile_facts", "render"]
 
 ARMS = ("A", "B", "C", "D", "E", "F")
 ARM_NAMES = {"A": "notes", "B": "notes + profile", "C": "flat records", "D": "dimension",
@@ -87,7 +90,22 @@ def _src(world: World, source_id: str) -> str:
     return f"{s.title} ({s.id}), captured {s.captured.isoformat()}"
 
 
-def _notes(world: World) -> str:
+def companion_mention(world: World, contact_id: str, *, names: str = "as needed") -> str:
+    """How the notes name a journey's companion (§4.4: "the way a person would").
+
+    ``names="as needed"`` (the default): the first name, unless another contact shares it,
+    then the full name ("with Ingrid", "with Alex Chen"), so the mention says which person.
+    ``names="first"``: always the first name, the notes before issue 19 ("with Alex"), which
+    the completeness check rejects; kept to show what that cost (:mod:`.views`).
+    """
+    if names not in ("as needed", "first"):
+        raise ValueError(f"names must be 'as needed' or 'first', got {names!r}")
+    c = world.contact(contact_id)
+    shared = sum(o.first_name == c.first_name for o in world.contacts) > 1
+    return c.name if shared and names == "as needed" else c.first_name
+
+
+def _notes(world: World, *, companions: str = "as needed") -> str:
     lines = []
     for f in world.facts:
         when = (f"{f.valid_from.isoformat()} to {f.valid_to.isoformat()}" if f.valid_to
@@ -97,8 +115,7 @@ def _notes(world: World) -> str:
     for j in world.journeys:
         who = ""
         if j.companion:
-            first = next((c.first_name for c in world.contacts if c.id == j.companion), None)
-            who = f" with {first}" if first else ""
+            who = f" with {companion_mention(world, j.companion, names=companions)}"
         lines.append((j.depart, j.id,
                       f"{j.depart.isoformat()} to {j.return_.isoformat()}: {j.mode} from "
                       f"{j.origin} to {j.destination} ({j.purpose}){who}. "
@@ -171,22 +188,29 @@ def _dimension(world: World, today: _dt.date, *, provenance: bool, validity: boo
     return "\n".join(out)
 
 
-def render(world: World, arm: str, *, today: _dt.date = RUN_DATE) -> str:
-    """The text of ``arm`` (one of :data:`ARMS`) for ``world`` as of ``today``."""
+def render(world: World, arm: str, *, today: _dt.date = RUN_DATE,
+           companions: str = "as needed") -> str:
+    """The text of ``arm`` (one of :data:`ARMS`) for ``world`` as of ``today`` (only records
+    captured by ``today``, :meth:`~core.records.world.World.known_on`);
+    ``companions`` is how the notes (A, B) name a journey's companion
+    (:func:`companion_mention`)."""
     if arm not in ARMS:
         raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
+    world = world.known_on(today)
     if arm == "A":
-        return _notes(world)
+        return _notes(world, companions=companions)
     if arm == "B":
-        return _profile(world) + "\n\n" + _notes(world)
+        return _profile(world) + "\n\n" + _notes(world, companions=companions)
     if arm == "C":
         return _flat(world, today)
     return _dimension(world, today, provenance=arm != "E", validity=arm != "F")
 
 
 def inventory(world: World) -> pd.DataFrame:
-    """Everything an arm can carry: one row per (``kind``, ``token``) with kind ``value``,
-    ``date``, ``source`` or ``identifier``; ``token`` is the exact text searched for."""
+    """Every value, date, source id and record id the world holds, as text: one row per
+    (``kind``, ``token``), kind ``value``, ``date``, ``source`` or ``identifier``. M8's
+    dimension values come from it (:mod:`.score`); the completeness check does not (it
+    compares claims, :mod:`.claims`)."""
     rows = set()
     for f in world.facts:
         rows |= {("value", f.value), ("date", f.valid_from.isoformat()),
@@ -212,52 +236,75 @@ def context_chars(world: World, *, today: _dt.date = RUN_DATE) -> dict[str, int]
 
 @dataclass(frozen=True)
 class CompletenessReport:
-    """Per arm: characters (M14), tokens carried, and what it misses of what any arm carries.
+    """Per arm: characters (M14), claims carried, and what it misses of the fact table.
 
-    ``table`` columns: ``arm, name, complete_expected, chars, carried, missing, ok`` (``ok``:
-    a complete arm misses nothing, an ablation misses something); ``missing`` maps each arm
-    to its sorted ``"kind: token"`` strings.
+    ``table`` columns: ``arm, name, complete_expected, chars, carried, missing, wrong, ok``
+    (``wrong``: claims the text states differently from the fact table; ``ok``: a complete
+    arm misses nothing, an ablation misses something, and no arm states anything wrongly);
+    ``missing`` and ``wrong`` map each arm to sorted ``"kind record field: value"`` strings.
     """
 
     table: pd.DataFrame
     missing: dict[str, tuple[str, ...]]
-    n_tokens: int
+    wrong: dict[str, tuple[str, ...]]
+    n_claims: int
 
     @property
     def ok(self) -> bool:
         return bool(self.table["ok"].all())
 
 
-def completeness(world: World, *, today: _dt.date = RUN_DATE) -> CompletenessReport:
-    """Inventory every arm's text (seed 002 §1, §4.4); see the module docstring."""
-    inv = inventory(world)
-    texts = {arm: render(world, arm, today=today) for arm in ARMS}
-    carried = {arm: {(k, t) for k, t in inv.itertuples(index=False) if t in texts[arm]}
-               for arm in ARMS}
+def _show(claim) -> str:
+    kind, rid, field, value = claim
+    return f"{kind} {rid} {field}: {value}"
+
+
+def completeness(world: World, *, today: _dt.date = RUN_DATE,
+                 texts: dict[str, str] | None = None) -> CompletenessReport:
+    """Read every arm's text back into claims and compare them with the fact table (seed
+    002 §1, §4.4, §9; :mod:`.claims`).
+
+    ``texts`` replaces the rendered texts of the arms it names (a deliberately broken copy
+    in the tests). An arm *carries* a claim when its text states it about the same record;
+    a complete arm (A, B, D) must carry every claim of the fact table, which is also
+    everything any other arm carries; an ablation (C, E, F) must miss something.
+    """
+    world = world.known_on(today)
+    want = world_claims(world)
+    texts = {arm: render(world, arm, today=today) for arm in ARMS} | dict(texts or {})
+    said = {arm: text_claims(world, arm, texts[arm]) for arm in ARMS}
+    carried = {arm: said[arm] & want for arm in ARMS}
     union = set().union(*carried.values())
-    missing = {arm: tuple(sorted(f"{k}: {t}" for k, t in union - carried[arm])) for arm in ARMS}
+    missing = {arm: tuple(sorted(_show(c) for c in want - carried[arm])) for arm in ARMS}
+    wrong = {arm: tuple(sorted(_show(c) for c in said[arm] - want)) for arm in ARMS}
     rows = []
     for arm in ARMS:
         expected = arm in COMPLETE_ARMS
-        n_missing = len(missing[arm])
+        n_missing = len(missing[arm]) if expected else len(union - carried[arm])
         rows.append({"arm": arm, "name": ARM_NAMES[arm], "complete_expected": expected,
                      "chars": len(texts[arm]), "carried": len(carried[arm]),
-                     "missing": n_missing, "ok": (n_missing == 0) == expected})
-    return CompletenessReport(pd.DataFrame(rows), missing, len(union))
+                     "missing": len(missing[arm]), "wrong": len(wrong[arm]),
+                     "ok": (n_missing == 0) == expected and not wrong[arm]})
+    return CompletenessReport(pd.DataFrame(rows), missing, wrong, len(want))
 
 
-def check_completeness(world: World, *, today: _dt.date = RUN_DATE) -> CompletenessReport:
-    """:func:`completeness`, raising :class:`CompletenessError` unless A, B, D miss nothing
-    and C, E, F each miss something (the check that runs before any call, §9)."""
-    rep = completeness(world, today=today)
+def check_completeness(world: World, *, today: _dt.date = RUN_DATE,
+                       texts: dict[str, str] | None = None) -> CompletenessReport:
+    """:func:`completeness`, raising :class:`CompletenessError` unless A, B, D miss nothing,
+    C, E, F each miss something and no arm states a claim wrongly (the check that runs
+    before any call, §9)."""
+    rep = completeness(world, today=today, texts=texts)
     bad = rep.table[~rep.table["ok"]]
     if len(bad):
         parts = []
         for row in bad.itertuples():
-            if row.complete_expected:
+            if row.wrong:
+                parts.append(f"arm {row.arm} states {row.wrong} claim(s) unlike the fact "
+                             f"table: {'; '.join(rep.wrong[row.arm][:5])}")
+            if row.complete_expected and row.missing:
                 shown = "; ".join(rep.missing[row.arm][:5])
-                parts.append(f"arm {row.arm} misses {row.missing} item(s): {shown}")
-            else:
+                parts.append(f"arm {row.arm} misses {row.missing} claim(s): {shown}")
+            elif not row.complete_expected and not row.wrong:
                 parts.append(f"ablation arm {row.arm} misses nothing")
         raise CompletenessError("completeness check failed: " + " | ".join(parts))
     return rep

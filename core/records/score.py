@@ -17,13 +17,16 @@ twice is malformed.
 
 === ====================================================== ==================================
 M1  answer matches the reference (:mod:`.normalise`)       answerable items
-M2  cites every record the answer rests on                 answerable items, arms A B D F
-                                                           (undefined — NaN — for C and E)
-M3  names the conflict policy, CP-01                       CONF items
+M2  cites exactly the records the answer rests on          answerable items, arms A B D F
+    (every one, and no other: ids compared without        (undefined — NaN — for C and E)
+    surrounding spaces, case-insensitively)
+M3  names the conflict policy, CP-01 (spelt "CP01",        CONF items
+    "cp 01", …: :func:`.normalise.names_policy`)
 M4  declines                                               GAP items
 M5  declines                                               answerable items
 M6  stale flag equals the record's status                  STALE items
-M7  answer is the value that holds today (overclaim)       items with a present value
+M7  answer is a value that holds today under any rule      items with a present value
+    (CP-01, naive recency, later start: an overclaim)
 M8  answer contains no value of the dimension              answerable items
 M14 characters of context                                  per arm (:func:`.render.context_chars`)
 === ====================================================== ==================================
@@ -49,7 +52,7 @@ import pandas as pd
 
 from .inference import item_bootstrap, sign_test
 from .items import Item
-from .normalise import answer_key, contains_any, same_answer
+from .normalise import answer_key, contains_any, names_policy, same_answer
 from .render import ARMS, context_chars, inventory
 from .world import RUN_DATE, World
 
@@ -231,7 +234,7 @@ def _dimension_keys(world: World) -> list[str]:
     return sorted(k for k in keys if k and len(k) >= 2)
 
 
-def _score_call(obj: dict, item: Item, keys: list[str]) -> dict:
+def _score_call(obj: dict, item: Item, keys: list[str], policy_id: str) -> dict:
     declined = bool(obj["declined"]) or obj["answer"] is None
     answer = None if declined else obj["answer"]
     nan = np.nan
@@ -239,19 +242,20 @@ def _score_call(obj: dict, item: Item, keys: list[str]) -> dict:
            "family": item.family, "answerable": item.answerable}
     if item.answerable:
         row["M1"] = float(same_answer(answer, item.reference, item.kind))
-        cited = set(obj["cited_record_ids"])
-        row["M2"] = float(set(item.record_ids) <= cited) if obj["arm"] in ID_ARMS else nan
+        cited = {c.strip().upper() for c in obj["cited_record_ids"]}
+        row["M2"] = (float(cited == {r.upper() for r in item.record_ids})
+                     if obj["arm"] in ID_ARMS else nan)
         row["M5"] = float(declined)
         row["M8"] = float(answer is not None and not contains_any(answer, keys))
     else:
         row.update(M1=nan, M2=nan, M5=nan, M8=nan)
-    policy = (obj["policy"] or "").strip().lower().replace(" ", "")
-    row["M3"] = float(policy == "cp-01") if item.family == "CONF" else nan
+    row["M3"] = (float(names_policy(obj["policy"], policy_id)) if item.family == "CONF"
+                 else nan)
     row["M4"] = float(declined) if item.family == "GAP" else nan
     row["M6"] = (float(obj["stale"] is not None and obj["stale"] == item.stale)
                  if item.family == "STALE" else nan)
-    row["M7"] = (float(same_answer(answer, item.present_value, item.kind))
-                 if item.present_value is not None else nan)
+    row["M7"] = (float(any(same_answer(answer, v, item.kind) for v in item.present_values))
+                 if item.present_values else nan)
     return row
 
 
@@ -317,7 +321,7 @@ def score_responses(responses, items, world: World, *, today: _dt.date = RUN_DAT
         raise ResponseFormatError(problems)
     keys = _dimension_keys(world)
     unknown = tuple((n, o["item_id"]) for n, o in pairs if o["item_id"] not in by_id)
-    rows = [_score_call(o, by_id[o["item_id"]], keys) for _, o in pairs
+    rows = [_score_call(o, by_id[o["item_id"]], keys, world.policy_id) for _, o in pairs
             if o["item_id"] in by_id]
     cols = ["item_id", "arm", "replicate", "family", "answerable", *MEASURES]
     calls = pd.DataFrame(rows, columns=cols)

@@ -5,7 +5,8 @@ contacts, journeys), the tables the study itself produces on the run date:
 
 * ``records_items`` — one row per item: ``item_id, family, question, as_of, kind,
   reference`` (JSON: a string, a sorted list or null for a GAP item), ``record_ids`` (JSON
-  list), ``present_value`` (JSON; for past-dated items the value that holds today, M7),
+  list), ``present_value`` (JSON; for past-dated items the value that holds today under CP-01),
+  ``present_values`` (JSON list; under any rule: what M7 counts),
   ``stale`` (the asked record's status on STALE items, else null);
 * ``records_renders`` — one row per arm: ``arm, text, chars`` (M14);
 * ``records_responses`` — the deterministic reference readers' responses in the response
@@ -51,7 +52,7 @@ def study_tables(world: World, *, today: _dt.date = RUN_DATE, n_boot: int = 200
         "item_id": i.item_id, "family": i.family, "question": i.question,
         "as_of": i.as_of.isoformat(), "kind": i.kind, "reference": _json(i.reference),
         "record_ids": json.dumps(list(i.record_ids)), "present_value": _json(i.present_value),
-        "stale": i.stale} for i in items])
+        "present_values": json.dumps(list(i.present_values)), "stale": i.stale} for i in items])
     renders = pd.DataFrame([{"arm": a, "text": (t := render(world, a, today=today)),
                              "chars": len(t)} for a in ARMS])
     resp = pd.DataFrame(responses).assign(

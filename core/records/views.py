@@ -8,7 +8,8 @@ carrying the numbers, the tables a reader compares and the facts its sentences n
   scores (§4, §6, §7): what every other view starts from;
 * :class:`AsOfView` — the facts on a timeline and what the engine answers on an as-of date
   under CP-01 or naive recency (§2, §4.2);
-* :class:`ArmsView` — the six arms, their length (M14) and what each misses (§4.4);
+* :class:`ArmsView` — the six arms, their length (M14), what each misses (§4.4) and what
+  naming which Alex in the notes changed (:class:`CompanionChange`);
 * :class:`ItemView` — one item, its reference, its records and every reader's answer (§6);
 * :class:`DisclosureView` — requester × information item decisions of one policy condition,
   M9–M11 (§8);
@@ -45,8 +46,9 @@ from .writeback import (
 )
 
 __all__ = ["FAMILY_NAMES", "HEADERS", "MAX_UPLOAD_BYTES", "SHOWN_POLICIES", "ArmsView",
-           "AsOfView", "DisclosureView", "ItemView", "RecordsBase", "ScoreView",
-           "WritebackView", "arms_view", "as_of_view", "change_dates", "disclosure_view",
+           "AsOfView", "CompanionChange", "DisclosureView", "ItemView", "RecordsBase",
+           "ScoreView", "WritebackView", "arms_view", "as_of_view", "change_dates",
+           "companion_change", "disclosure_view",
            "item_view", "items_in", "load_base", "parse_upload", "score_view",
            "writeback_view"]
 
@@ -95,9 +97,10 @@ def load_base(*, today: _dt.date = RUN_DATE, world: World | None = None,
 
 def change_dates(world: World, *, today: _dt.date = RUN_DATE,
                  since: _dt.date = _dt.date(2019, 1, 1)) -> tuple[_dt.date, ...]:
-    """The days on which some answer can change: every start and every day after an end,
-    from ``since`` to a year after ``today``, and ``today`` itself (sorted)."""
-    days = {today}
+    """The days on which some answer can change: every start, every day after an end and
+    every capture date up to ``today`` (a record is visible from its capture), from
+    ``since`` to a year after ``today``, and ``today`` itself (sorted)."""
+    days = {today} | {s.captured for s in world.sources if s.captured <= today}
     for f in world.facts:
         days.add(f.valid_from)
         if f.valid_to is not None:
@@ -111,7 +114,11 @@ class AsOfView:
     """The records and the answers on ``as_of`` under ``policy`` (seed 002 §2, §4.2).
 
     ``facts``: one row per fact (``fact_id, attribute, label, value, valid_from, valid_to,
-    source_id, kind, tier, captured, covers, in_conflict``). ``answers``: one row per
+    source_id, kind, tier, captured, covers, in_conflict, known``; ``known``: captured by
+    ``min(as_of, today)``, the records an assistant consulting them on ``as_of`` could see;
+    a record not yet known neither covers nor conflicts). Answers, conflicts and the
+    reasons in ``why`` use the known records only, so no explanation cites a capture made
+    after ``as_of``. ``answers``: one row per
     attribute with a record covering ``as_of`` (``attribute, label, answer, source, tier,
     cp01, cp01_source, recency, recency_source, agree, conflict, why``), ``answer`` being the
     chosen policy's. ``conflicts``: attributes whose covering records disagree on ``as_of``;
@@ -173,7 +180,8 @@ def as_of_view(base: RecordsBase, *, as_of: _dt.date, policy: str = "CP-01") -> 
     :data:`SHOWN_POLICIES`), beside the timeline of all facts."""
     if policy not in SHOWN_POLICIES:
         raise ValueError(f"policy must be one of {SHOWN_POLICIES}, got {policy!r}")
-    w = base.world
+    # an assistant on ``as_of`` sees the records captured by then (never after today)
+    w = base.world.known_on(min(as_of, base.today))
     live = conflict_table(w, today=as_of)
     conflicts = tuple(live["attribute"])
     rows = []
@@ -197,26 +205,74 @@ def as_of_view(base: RecordsBase, *, as_of: _dt.date, policy: str = "CP-01") -> 
     facts = pd.DataFrame([{
         "fact_id": f.id, "attribute": f.attribute, "label": w.label(f.attribute),
         "value": f.value, "valid_from": f.valid_from, "valid_to": f.valid_to,
-        "source_id": f.source, "kind": w.source(f.source).kind,
-        "tier": w.source(f.source).tier, "captured": w.source(f.source).captured,
-        "covers": f.covers(as_of), "in_conflict": f.covers(as_of) and f.attribute in conflicts}
-        for f in w.facts])
+        "source_id": f.source, "kind": base.world.source(f.source).kind,
+        "tier": base.world.source(f.source).tier,
+        "captured": base.world.source(f.source).captured,
+        "covers": f.covers(as_of) and known,
+        "in_conflict": known and f.covers(as_of) and f.attribute in conflicts, "known": known}
+        for f in base.world.facts
+        for known in [any(g.id == f.id for g in w.facts)]])
     changed = tuple(answers.loc[~answers["agree"], "attribute"]) if rows else ()
     return AsOfView(as_of, base.today, policy, facts, answers, conflicts, changed)
 
 
 @dataclass(frozen=True, eq=False)
+class CompanionChange:
+    """What naming which Alex in the notes changed (issue 19; seed 002 §1, H11).
+
+    The notes used to name every companion by first name ("with Alex"). Computed here, not
+    typed in: ``missing_first`` — the claims the completeness check finds missing from those
+    notes (arm A); ``ent_first`` and ``ent_now`` — M1 on the ENT items per arm of the
+    reference readers with the first-name notes and with today's; ``declined_first`` — the
+    ENT items arm A's reader declined then; ``h11_first`` and ``h11_now`` — whether D > A on
+    ENT (the comparison that was reported as "H11 shown").
+    """
+
+    missing_first: tuple[str, ...]
+    ent_first: dict[str, float]
+    ent_now: dict[str, float]
+    declined_first: tuple[str, ...]
+    h11_first: bool
+    h11_now: bool
+
+
+def companion_change(base: RecordsBase) -> CompanionChange:
+    """Render and read the first-name-only notes beside today's (see :class:`CompanionChange`)."""
+    w, today = base.world, base.today
+    first = {a: render(w, a, today=today, companions="first") for a in ("A", "B")}
+    rep = completeness(w, today=today, texts=first)
+    ent = tuple(i for i in base.items if i.family == "ENT")
+    old = read(w, ent, arms=("A", "B", "D"), replicates=1, today=today, companions="first")
+
+    def m1(responses, arm):
+        by_id = {i.item_id: i for i in ent}
+        hits = [same_answer(r["answer"], by_id[r["item_id"]].reference, "text")
+                for r in responses if r["arm"] == arm]
+        return sum(hits) / len(hits)
+
+    now = [r for r in base.responses if r["item_id"].startswith("ENT") and r["replicate"] == 0]
+    ent_first = {a: m1(old, a) for a in ("A", "B", "D")}
+    ent_now = {a: m1(now, a) for a in ("A", "B", "D")}
+    declined = tuple(r["item_id"] for r in old if r["arm"] == "A" and r["declined"])
+    return CompanionChange(rep.missing["A"], ent_first, ent_now, declined,
+                           ent_first["D"] > ent_first["A"], ent_now["D"] > ent_now["A"])
+
+
+@dataclass(frozen=True, eq=False)
 class ArmsView:
     """The six arms (seed 002 §4.4): ``table`` (``arm, name, kind, chars, missing``; kind
-    "complete" or "ablation", chars = M14) and each arm's text in ``texts``."""
+    "complete" or "ablation", chars = M14, missing = claims of the fact table the text does
+    not carry, :mod:`.claims`), each arm's text in ``texts``, and what naming which Alex in
+    the notes changed (``change``)."""
 
     table: pd.DataFrame
     texts: dict[str, str]
-    n_tokens: int
+    n_claims: int
+    change: CompanionChange
 
 
 def arms_view(base: RecordsBase) -> ArmsView:
-    """Render every arm and inventory what each carries (the completeness check, §1)."""
+    """Render every arm and read back what each carries (the completeness check, §1)."""
     rep = completeness(base.world, today=base.today)
     table = pd.DataFrame({"arm": list(ARMS), "name": [ARM_NAMES[a] for a in ARMS],
                           "kind": ["complete" if a in COMPLETE_ARMS else "ablation"
@@ -224,7 +280,7 @@ def arms_view(base: RecordsBase) -> ArmsView:
                           "chars": rep.table["chars"].to_list(),
                           "missing": rep.table["missing"].to_list()})
     return ArmsView(table, {a: render(base.world, a, today=base.today) for a in ARMS},
-                    rep.n_tokens)
+                    rep.n_claims, companion_change(base))
 
 
 @dataclass(frozen=True, eq=False)
@@ -339,7 +395,13 @@ def disclosure_view(condition: str) -> DisclosureView:
 class WritebackView:
     """One update of the write-back track (seed 002 §8): the attribute's ``history`` (``fact_id,
     value, valid_from, valid_to, status``) before or after it is applied, the answer on the
-    day before and on the start day, and M12/M13 of the reference readers by arm."""
+    day before and on the start day, and M12/M13 of the reference readers by arm.
+
+    A correction (``correction``; U5) starts where the records it corrects start and closes
+    nothing; ``before`` is then what the records said on the update's date before the
+    correction was captured on ``captured`` (still visible to anyone asking before then),
+    ``after`` what they say now.
+    """
 
     update_id: str
     what: str
@@ -352,6 +414,8 @@ class WritebackView:
     closed: tuple[tuple[str, _dt.date], ...]
     n_facts: tuple[int, int]
     arms: pd.DataFrame
+    correction: bool = False
+    captured: _dt.date | None = None
 
 
 def writeback_view(base: RecordsBase, update_id: str, *, applied: bool) -> WritebackView:
@@ -373,13 +437,17 @@ def writeback_view(base: RecordsBase, update_id: str, *, applied: bool) -> Write
         rows.append({"fact_id": f.id, "value": f.value, "valid_from": f.valid_from,
                      "valid_to": f.valid_to, "source": f.source, "status": status})
     q = {"op": "value", "attribute": u.attribute}
-    day_before = u.start - _dt.timedelta(days=1)
-    before = evaluate(world, q, as_of=day_before, today=base.today).value
-    after = evaluate(world, q, as_of=u.start, today=base.today).value
+    correction, start = u.kind == "correction", wb.added.valid_from
+    if correction:  # the same day, asked before the correction was captured
+        before = evaluate(world, q, as_of=start, today=u.captured - _dt.timedelta(days=1)).value
+    else:
+        before = evaluate(world, q, as_of=start - _dt.timedelta(days=1), today=base.today).value
+    after = evaluate(world, q, as_of=start, today=base.today).value
     arms = score_writebacks(reference_writebacks(base.world, updates), base.world, updates)
     return WritebackView(u.update_id, u.what, u.attribute, applied, pd.DataFrame(rows),
-                         _text(before), _text(after), u.start, wb.closed,
-                         (len(base.world.facts), len(wb.world.facts)), arms)
+                         _text(before), _text(after), start, wb.closed,
+                         (len(base.world.facts), len(wb.world.facts)), arms, correction,
+                         u.captured)
 
 
 def parse_upload(data: bytes, *, name: str = "upload", max_bytes: int = MAX_UPLOAD_BYTES,

@@ -170,6 +170,21 @@ class World:
         """The readable name of ``attribute`` (the key itself if none is given)."""
         return self.attributes.get(attribute, attribute.replace("_", " "))
 
+    def known_on(self, day: _dt.date) -> World:
+        """The records visible on ``day``: those whose source was captured by then (seed 002
+        §2: a record exists from its capture; what an assistant consulting the records on
+        ``day`` can see). Sources captured later are dropped with every fact, contact and
+        journey they carry; a record whose source is not in :attr:`sources` (a reader's view
+        stripped of provenance, a broken world the checks report) is kept. Returns ``self``
+        when nothing is captured after ``day``."""
+        later = {s.id for s in self.sources if s.captured > day}
+        if not later:
+            return self
+        return replace(self, sources=tuple(s for s in self.sources if s.id not in later),
+                       facts=tuple(f for f in self.facts if f.source not in later),
+                       contacts=tuple(c for c in self.contacts if c.source not in later),
+                       journeys=tuple(j for j in self.journeys if j.source not in later))
+
     def with_facts(self, facts) -> World:
         """A copy with ``facts`` instead (used by write-back and by broken test worlds)."""
         return replace(self, facts=tuple(facts))
