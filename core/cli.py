@@ -347,8 +347,8 @@ def _cmd_evaluate(args) -> int:
     for _seed, m, test in seeds:
         personas = tb.personas[m].reset_index(drop=True)
         runs.append(run_seed(mu[m], gt[m], personas, test_atoms=test_mu[test]))
-    main = T.main_table(runs, b=args.bootstrap)
-    sel = T.selective_table(runs)
+    main = T.main_table(runs, b=args.bootstrap, input=args.input)
+    sel = T.selective_table(runs, input=args.input)
     config = {"db": str(args.db), "input": args.input, "seeds": [r.seed for r in runs]}
     run_id = hashlib.sha256(repr(sorted(config.items())).encode()).hexdigest()[:12]
     if store_info(db).built_at != info.built_at:
@@ -360,6 +360,9 @@ def _cmd_evaluate(args) -> int:
         con.close()
     print(f"input: {args.input}; {sum(len(r.personas) for r in runs)} test personas; "
           f"predictions cached as run {run_id}")
+    print("paper: the paper's " + ("μ̂ column (GPT-5.4 extracted test atoms, mixed mode; "
+                                   "DSNBF 80.3)" if args.input == "extracted"
+                                   else "μ* column (direct readout; DSNBF 82.3)"))
     _fmt_table(main, ["method", "accuracy", "ci_low", "ci_high", "paper", "delta_paper"])
     print()
     _fmt_table(sel, ["method", "selective_accuracy", "coverage", "f05", "paper_selective",
@@ -555,9 +558,9 @@ def _cmd_render(args) -> int:
     from .prose.compare import compare_renders, release_renders
     from .prose.render import render
 
-    tb, origin, _ = _prose_testbed(args, "render")
+    tb, origin, rel = _prose_testbed(args, "render")
     t0 = time.perf_counter()
-    r = render(tb)
+    r = render(tb, activity_names=rel.activity_names if rel is not None else None)
     dt = time.perf_counter() - t0
     chars = sum(map(len, r.texts))
     print(f"rendered {len(r.texts)} personas ({origin}): {chars} characters, "
@@ -610,13 +613,14 @@ def _cmd_extract(args) -> int:
     from .testbed.questions import QIDS, SOURCES, question
     from .testbed.readout import readout
 
-    tb, origin, _ = _prose_testbed(args, "extract")
+    tb, origin, rel = _prose_testbed(args, "extract")
     ids = [str(p) for p in tb.personas["persona_id"]]
     theirs = release_renders(args.release, tb.personas) if args.release else {}
     if theirs and len(theirs) == len(ids):
         texts, prose = [theirs[p] for p in ids], "the released render"
     else:
-        texts, prose = list(render(tb).texts), "our render"
+        names = rel.activity_names if rel is not None else None
+        texts, prose = list(render(tb, activity_names=names).texts), "our render"
     t0 = time.perf_counter()
     ex = extract(texts, persona_ids=ids)
     dt = time.perf_counter() - t0
@@ -658,7 +662,8 @@ def _cmd_faithfulness(args) -> int:
 
     tb, origin, rel = _prose_testbed(args, "faithfulness")
     ids = [str(p) for p in tb.personas["persona_id"]]
-    r = render(tb)
+    names = rel.activity_names if rel is not None else None
+    r = render(tb, activity_names=names)
     mu = readout(tb)
     ours = faithfulness(extract(r.texts, persona_ids=ids).atoms, mu, persona_ids=ids,
                         cells=args.cells)
@@ -672,11 +677,27 @@ def _cmd_faithfulness(args) -> int:
                                 persona_ids=kept, cells=args.cells)
         src["released"] = released.by_source["rate"].to_numpy()
         que["released"] = released.by_question["rate"].to_numpy()
+    robust = None
+    if args.paraphrase is not None:
+        from .prose.paraphrase import wording_robustness
+
+        robust = wording_robustness(tb, rate=args.paraphrase, seed=args.paraphrase_seed,
+                                    cells=args.cells, activity_names=names)
+        src["paraphrased"] = robust.by_source["paraphrased"].to_numpy()
+        que["paraphrased"] = robust.by_question["paraphrased"].to_numpy()
     src["paper"] = [PAPER_EXTRACTION["by_source"][s] / 100 for s in src["source"]]
     que["paper"] = [PAPER_EXTRACTION["by_question"].get(q, float("nan")) / 100
                     for q in que["question_id"]]
     print(f"extraction faithfulness P(mu_hat = mu*), {origin}, cells: {args.cells}")
-    print(f"ours: {100 * ours.overall:.2f}% of {ours.n} cells ({len(ours.misses)} misses)")
+    print(f"ours: {100 * ours.overall:.2f}% of {ours.n} cells ({len(ours.misses)} misses); "
+          "a round trip of our own templates, not comparable with an LLM's figure")
+    if robust is not None:
+        done = ", ".join(f"{r.kind} {r.rewritten}/{r.eligible}"
+                         for r in robust.rewrites.itertuples(index=False))
+        print(f"paraphrased (rate {args.paraphrase:g} per kind, seed {args.paraphrase_seed}; "
+              f"lines rewritten: {done}): {100 * robust.paraphrased.overall:.2f}% of "
+              f"{robust.paraphrased.n} cells; of the misses {robust.null_misses} null (unread "
+              f"lines, {robust.unread_lines}) and {robust.wrong_misses} a wrong label")
     if released is not None:
         print(f"released GPT-5.4 atoms: {100 * released.overall:.2f}% of {released.n} cells "
               f"({released.n // 90} persona(s) with atoms)")
@@ -687,6 +708,7 @@ def _cmd_faithfulness(args) -> int:
     _write_json(args.json, {"command": "faithfulness", "origin": origin, "cells": args.cells,
                             "ours": ours.to_dict(),
                             "released": None if released is None else released.to_dict(),
+                            "paraphrased": None if robust is None else robust.to_dict(),
                             "paper": PAPER_EXTRACTION,
                             "by_source": src.to_dict(orient="records"),
                             "by_question": pd.DataFrame(que).to_dict(orient="records")})
@@ -768,13 +790,14 @@ def _cmd_records_check(args) -> int:
     if rep is not None:
         print()
         _print_table(rep.table[["arm", "name", "complete_expected", "chars", "carried",
-                                "missing", "ok"]])
+                                "missing", "wrong", "ok"]])
     ok = not failures and rep is not None and rep.ok
     _write_json(args.json, {"command": "records check", "today": args.today.isoformat(),
                             "ok": ok, "checks": rows,
                             "failures": [vars(f) for f in failures],
                             "arms": None if rep is None else rep.table.to_dict(orient="records"),
-                            "missing": None if rep is None else rep.missing})
+                            "missing": None if rep is None else rep.missing,
+                            "wrong": None if rep is None else rep.wrong})
     return 0 if ok else 1
 
 
@@ -792,7 +815,8 @@ def _cmd_records_items(args) -> int:
     rows = [{"item_id": i.item_id, "family": i.family, "as_of": i.as_of.isoformat(),
              "kind": i.kind, "question": i.question, "reference": shown(i.reference),
              "record_ids": list(i.record_ids), "present_value": shown(i.present_value),
-             "stale": i.stale} for i in items]
+             "present_values": [shown(v) for v in i.present_values], "stale": i.stale}
+            for i in items]
     view = pd.DataFrame(rows)[["item_id", "family", "as_of", "reference"]]
     view = view.assign(reference=view["reference"].map(lambda v: "(decline)" if v is None
                                                        else v))
@@ -1328,6 +1352,12 @@ def _parser() -> _Parser:
     fa.add_argument("--cells", choices=("all", "informative", "non_null"), default="all",
                     help="denominator: every cell (seed 000 §8.8), the source-question map, "
                          "or cells where mu* is not null (default %(default)s)")
+    fa.add_argument("--paraphrase", type=_finite_float(0.0, 1.0), metavar="RATE",
+                    help="also score the extractor on our render paraphrased at RATE per kind "
+                         "of rewrite (the authors' wording, clause order, synonyms, number "
+                         "formats; docs/prose.md), beside the round trip")
+    fa.add_argument("--paraphrase-seed", type=_int_range(0, MAX_SEED), default=0,
+                    help=f"random seed of the paraphrase in [0, {MAX_SEED}] (default 0)")
     fa.add_argument("--json", type=_json_out, help=json_help)
     fa.set_defaults(func=_cmd_faithfulness)
     _add_records_parser(sub, json_help=json_help, boot=boot, boot_help=boot_help)

@@ -41,6 +41,13 @@ def core_con(small_store):
     con.close()
 
 
+def noise_board(app: AppTest):
+    """The noise board: the one table with accuracies on μ̂."""
+    boards = [d.value for d in app.dataframe if "accuracy_hat" in d.value.columns]
+    assert len(boards) == 1
+    return boards[0]
+
+
 def marked_count(app: AppTest) -> int:
     """Marked lines in the first (the chosen section's) prose box."""
     return app.get("html")[0].proto.body.count(f'class="{MARK_CLASS}"')
@@ -83,12 +90,12 @@ def test_faithfulness_and_noise_numbers_are_core_s(at, core_con):
     assert values["Cells equal to μ*"] == f"{f.overall:.2f} %"
     fit = mixed_fit(core_con)
     nv = noise_view(fit, profile="uniform", eps=0.1)
-    board = at.dataframe[1].value
+    board = noise_board(at)
     row = board[board["label"] == "DSNBF"].iloc[0]
     dsnbf = nv.frame.set_index("method").loc["dsnbf"]
     assert row["accuracy_hat"] == pytest.approx(round(dsnbf["accuracy_hat"], 1))
     at.slider(key="ex_eps").set_value(0.0).run()
-    board = at.dataframe[1].value
+    board = noise_board(at)
     assert (board["change"] == 0).all()  # no flips: every method as on μ*
     fv = factorial_view(fit, a="dsnbf", b="majority_vote", profile="uniform", eps=0.0,
                         n_boot=1000)
@@ -157,3 +164,18 @@ def test_the_walkthrough_shows_the_sentences_behind_its_question(app_env, small_
     assert not app.exception, [e.value for e in app.exception]
     boxes = [h.proto.body for h in app.get("html")]
     assert boxes and all(MARK_CLASS in b for b in boxes)  # every excerpt line is marked
+
+
+def test_the_round_trip_and_the_reworded_figure_are_shown_apart(at, core_con):
+    """Issue 19: the round trip is not set beside the paper's LLM; the reworded figure is,
+    with the comparison in words."""
+    from core.prose.views import wording_view
+    from pages._shared.prose import WORDING_RATE
+
+    w = wording_view(core_con, rate=WORDING_RATE)
+    values = {m.label: m.value for m in at.metric}
+    assert values["Reworded prose: cells equal to μ*"] == f"{w.paraphrased:.2f} %"
+    assert values["The paper's GPT-5.4 extractor"] == "93.08 %"
+    assert any(w.story == c.value for c in at.caption)
+    assert any(c.value.startswith("A round trip:") for c in at.caption)
+    assert w.paraphrased < w.round_trip

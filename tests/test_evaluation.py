@@ -92,3 +92,9 @@ def test_flip_atoms_rules():
     with pytest.raises(ValueError):
         flip_atoms(atoms, 1.5, rng)
     assert QUESTIONS[b3].qid == "B3"
+
+
+@pytest.mark.parametrize("table", [T.main_table, T.selective_table])
+def test_tables_refuse_an_unknown_input(table):
+    with pytest.raises(ValueError, match="'prose' is not one of readout, extracted"):
+        table([], input="prose")

@@ -424,3 +424,39 @@ def test_unknown_names_map_to_unknown_code(copy):
     _edit(copy / PDIR / "event_table.json", rename)
     ev = load_release(copy).testbed.events
     assert (ev["n_act"][0, 7], ev["act1"][0, 7]) == (1, UNKNOWN_CODE)
+
+
+def test_every_self_reported_activity_name_is_kept(sample, copy):
+    """Issue 19: the importer used to keep only a day's first activity name, so the render
+    wrote "an unnamed activity" for the release's second one."""
+    names = sample.activity_names
+    assert names.shape == (1, 30)
+    sr = sample.testbed.self_report
+    assert [len(a) for a in names[0]] == sr["n_act"][0].tolist()
+    two = [a for a in names[0] if len(a) == 2]
+    assert ("art gallery opening", "book club") in two
+    assert ("called a friend", "quiet dinner at home") in two
+    # names outside our vocabulary and dict entries are kept as the authors' renderer words them
+
+    def rename(data):
+        data["records"][7]["social"]["activities"] = ["juggling club", {"type": "board games"},
+                                                      {"name": "choir"}]
+
+    _edit(copy / PDIR / "structural_sources" / "daily_self_report.json", rename)
+    rel = load_release(copy)
+    assert rel.activity_names[0, 7] == ("juggling club", "board games", "choir")
+    assert rel.testbed.self_report["n_act"][0, 7] == 3
+
+
+def test_activity_names_follow_the_testbed_order(tmp_path):
+    for seed, pid, difficulty in [("s20260322", "bench_stable_002_jordan_adams", "stable"),
+                                  ("s20260321", "bench_shift_090_taylor_adams", "temporal_shift")]:
+        _clone(tmp_path, seed, pid, difficulty)
+    path = (tmp_path / "benchmark/seeds/s20260322/bench_stable_002_jordan_adams"
+            / "structural_sources" / "daily_self_report.json")
+    _edit(path, lambda d: d["records"][0]["social"].update(activities=["only in 002"]))
+    rel = load_release(tmp_path)
+    assert list(rel.testbed.personas.persona_id) == ["bench_shift_090_taylor_adams",
+                                                     "bench_stable_002_jordan_adams"]
+    assert rel.activity_names[1, 0] == ("only in 002",)
+    assert rel.activity_names[0, 0] != ("only in 002",)

@@ -104,11 +104,23 @@ def test_editing_the_prose_changes_the_atoms_it_should(small):
         question("Ctrl2").code("3_or_more")
 
 
-def test_unknown_lines_are_ignored_not_fatal(small):
+def test_an_unknown_line_is_not_fatal_and_nulls_what_it_may_state(small):
+    """A line of no known form before the first day of the self-report may state any of its
+    fields on any day: every self-report atom is ⊥ with a reason, nothing else changes."""
     _, r, ex = small
     text = r.texts[1].replace("## Daily Self-Reports\n", "## Daily Self-Reports\n- gibberish\n")
-    got = extract([text], persona_ids=["y"]).atoms[0]
-    assert np.array_equal(got, ex.atoms[1])
+    got = extract([text], persona_ids=["y"])
+    s = SOURCES.index("daily_self_report")
+    assert (got.atoms[0, :, s] == -1).all()
+    others = np.ones(len(SOURCES), dtype=bool)
+    others[s] = False
+    assert np.array_equal(got.atoms[0][:, others], ex.atoms[1][:, others])
+    assert got.unread["text"].tolist() == ["- gibberish"]
+    assert got.unread["reason"].tolist() == ["matches no known sentence"]
+    nulled = got.unread_atoms
+    assert set(nulled["source"]) == {"daily_self_report"}
+    assert len(nulled) == int(INFORMATIVE[:, s].sum())
+    assert nulled["reason"].str.contains("'- gibberish'").all()
 
 
 def test_each_atom_keeps_the_sentences_it_read(small):

@@ -312,3 +312,29 @@ def test_the_2x2_slices_split_each_cell_by_reachability(fit):
 def test_the_noise_story_names_the_profile_s_extractor(fit, profile, words):
     nv = noise_view(fit, profile=profile, eps=0.0)
     assert words in nv.story and nv.n_flipped > 0
+
+
+def test_wording_view_sets_the_paraphrased_figure_beside_the_paper(con, extraction):
+    """Issue 19: the round trip and the paraphrased figure are separate; only the latter is
+    compared with the paper's LLM, in words."""
+    from core.prose.paraphrase import wording_robustness
+    from core.prose.views import wording_view
+
+    v = wording_view(con, rate=0.1, seed=2)
+    tb, _ = extraction
+    test = (tb.personas["split"] == "test").to_numpy()
+    want = wording_robustness(tb.subset(test), rate=0.1, seed=2)
+    assert v.n_personas == int(test.sum()) and v.n_cells == 90 * int(test.sum())
+    assert v.round_trip == pytest.approx(100 * want.round_trip.overall)
+    assert v.paraphrased == pytest.approx(100 * want.paraphrased.overall)
+    assert v.paraphrased < v.round_trip and v.paper == 93.08
+    assert v.wrong_misses == 0 and v.null_misses > 0
+    assert f"{v.paraphrased:.2f} % of cells" in v.story
+    assert f"GPT-5.4 extractor ({v.paper:.2f} %)" in v.story
+    assert "is not a comparison with the paper" in v.story
+    shown = v.by_source.shown
+    assert list(shown.columns) == ["label", "round_trip", "paraphrased", "paper"]
+    np.testing.assert_allclose(shown["paraphrased"], 100 * want.by_source["paraphrased"])
+    assert len(v.by_question.shown) == 18
+    with pytest.raises(ValueError, match="must lie in"):
+        wording_view(con, rate=1.5)

@@ -19,8 +19,19 @@ Invariants (tested)
   question's day window, and the context source's lines as well).
 * :func:`atom_lines` is the one selection rule behind :meth:`Extraction.spans`, and it works
   on any frame of sentence rows, also the store's ``render_lines`` table.
-* A line that matches no template is ignored (its fields keep the defaults of a silent
-  source: unavailable day, ⊥ numbers), never an error.
+* Honest about what it cannot read (issue 19): a line that matches no template, or starts
+  like one but does not match it, or whose clauses are not all understood, is **unread**; every
+  atom that reads a field such a line may state (the fields of the templates it starts like,
+  else every field of its section, on its day) is ⊥, and :attr:`Extraction.unread_atoms` says
+  why. An unread line never turns into a default value. Silence (a day without a line for a
+  field) is not unread: it reads as the silent source it is, as in the release.
+* It reads the authors' released wording as well as ours: "has a flexible approach to
+  after-hours work", ", worked on weekend", ". Was supporting someone else", "Home-cooked food
+  not prioritized", "No specific plans recorded", "No records for this date", "No device records
+  for this date", and the optional clauses their renderer leaves out (a planned workout
+  without minutes, a work cap without a finish time). The planner's "overtime acceptable" is
+  ours; their renderer never writes it, and its absence reads as "avoid overtime", which is
+  what every generated planner day says (the benchmark specification §2.7).
 """
 
 from __future__ import annotations
@@ -35,11 +46,11 @@ import pandas as pd
 from ..testbed.questions import QIDS, QUESTIONS, SOURCES
 from ..testbed.readout import readout
 from ..testbed.schema import Testbed, blank_testbed
-from ..testbed.vocab import DATES, N_DAYS
-from .render import NO_SIGNALS, SECTIONS, UNAVAILABLE
+from ..testbed.vocab import DATES, EXERCISE_TYPES, N_DAYS, SOCIAL_ACTIVITIES
+from .render import NO_SIGNALS, SECTIONS, UNAVAILABLE, UNNAMED
 
 __all__ = ["INFORMATIVE", "READS", "Extraction", "atom_lines", "atom_window", "extract",
-           "template_of"]
+           "template_fields", "template_of"]
 
 PRO, PLA, SLF, OBJ, DEV = range(5)
 _LAYER = ("profile", "planner", "self_report", "objective", "device")
@@ -66,22 +77,81 @@ def _f(x: str | None) -> float:
     return float(x) if x is not None else float("nan")
 
 
+#: after-hours style clauses of the profile's traits: ours, then the authors' released wording
+_STYLES = {"maintains strict work-life boundaries": 0,
+           "is flexible about working after hours": 1,
+           "has a flexible approach to after-hours work": 1}
+_OTHER_TRAITS = re.compile(r"dietary restriction: [^;]*|no dietary restrictions"
+                           r"|social preference toward [^;]*|\d+ close friends"
+                           r"|primary exercise: [^;]*")
+
+
 def _traits(m):
-    st = m["style"]
-    return {"afterhours_style": -1 if st is None else 0 if "strict" in st else 1}
+    """Every clause must be understood: an unknown clause may be an after-hours style we
+    cannot code (the authors' "occasionally works after hours"), so the line is unread."""
+    style = -1
+    for item in m["items"].split("; "):
+        if item in _STYLES:
+            style = _STYLES[item]
+        elif not _OTHER_TRAITS.fullmatch(item):
+            return None
+    return {"afterhours_style": style}
+
+
+#: names a sentence may give an exercise: any other text (such as "did not exercise") is not
+#: read as a name, so the line is unread. Social activity names are open (the release has names
+#: outside our vocabulary, "quiet dinner at home"): one is read unless it is a negation
+#: ("nothing social", "no plans"), which would otherwise count as an activity
+_EXERCISE_NAMES = frozenset(EXERCISE_TYPES) | {"exercise"}
+_ACTIVITY_NAMES = frozenset(SOCIAL_ACTIVITIES) | {UNNAMED}
+_NEGATION = re.compile(r"\b(?:no|none|nothing|not|never|without)\b", re.IGNORECASE)
+
+
+def _planned_workout(m):
+    if m["no"] is not None:
+        return {"ex_intended": False, "ex_min": 0}
+    if m["type"] not in _EXERCISE_NAMES:
+        return None
+    return {"ex_intended": True, "ex_min": int(m["min"] or 0)}
+
+
+def _did_exercise(m):
+    if m["none"] is not None:
+        return {"did_exercise": False, "exercise_min": 0}
+    if m["type"] not in _EXERCISE_NAMES:
+        return None
+    return {"did_exercise": True, "exercise_min": int(m["min"] or 0)}
+
+
+def _social(m):
+    acts = m["acts"]
+    if acts == "no activities":
+        n = 0
+    elif all(a in _ACTIVITY_NAMES or not _NEGATION.search(a) for a in acts.split(", ")):
+        n = acts.count(", ") + 1
+    else:
+        return None
+    return {"n_act": n, "supporting_other": m["sup"] is not None}
+
+
+_PAYMENT = re.compile(r"(?P<n>\d+) (?P<what>coffee|food delivery|fitness|venue|restaurant"
+                      r"|entertainment|social venue) purchases?")
 
 
 def _payments(m):
     out = {"pay_coffee": -1, "pay_delivery": -1, "pay_fitness": False, "pay_venue": False}
     for item in m["items"].split(", "):
-        n, _, what = item.partition(" ")
-        if what.startswith("coffee purchase"):
-            out["pay_coffee"] = int(n)
-        elif what.startswith("food delivery purchase"):
-            out["pay_delivery"] = int(n)
-        elif what.startswith("fitness purchase"):
+        hit = _PAYMENT.fullmatch(item)
+        if hit is None:
+            return None  # an item we cannot place: unread, not ignored
+        what = hit["what"]
+        if what == "coffee":
+            out["pay_coffee"] = int(hit["n"])
+        elif what == "food delivery":
+            out["pay_delivery"] = int(hit["n"])
+        elif what == "fitness":
             out["pay_fitness"] = True
-        elif what.startswith("venue purchase"):
+        else:
             out["pay_venue"] = True
     return out
 
@@ -103,6 +173,8 @@ def _calendar(m):
         elif item.startswith("exercise session: ") and not out["exercise_session"]:
             out["exercise_session"] = True
             out["exercise_session_min"] = int(mins[1]) if mins else 0
+        elif not (wb or item.startswith(("social event: ", "exercise session: "))):
+            return None  # an entry we cannot place: unread, not ignored
     return out
 
 
@@ -110,7 +182,9 @@ def _status(m):
     return {"available": m[1] + "." != UNAVAILABLE}
 
 
-_STATUS = rf"- ({re.escape(UNAVAILABLE[:-1])}|{re.escape(NO_SIGNALS[:-1])})\."
+# an available day without signals: ours, then the authors' objective and device wording
+_STATUS = (rf"- ({re.escape(UNAVAILABLE[:-1])}|{re.escape(NO_SIGNALS[:-1])}"
+           r"|No records for this date|No device records for this date)\.")
 _CLOCKS = r"(?P<bed>\d\d:\d\d)"
 
 
@@ -121,85 +195,105 @@ def _sleep(m):
     return out
 
 
-#: (section, first 8 characters of the lines it reads, regex, parser) per sentence template
+#: (section, first 8 characters of the lines it reads, regex, parser, fields it states) per
+#: sentence template; a parser returns None when it cannot read every clause (the line is unread)
 _T = [
-    (PRO, ("Traits: ",),
-     r"Traits: .*?(?P<style>; maintains strict work-life boundaries"
-     r"|; is flexible about working after hours)?\.", _traits),
+    (PRO, ("Traits: ",), r"Traits: (?P<items>.+)\.", _traits, ("afterhours_style",)),
     (PRO, ("Sleep ha",),
      r"Sleep habits: typically goes to bed around " + _CLOCKS
-     + r"(?:, sleeps about (?P<dur>[\d.]+) hours)?\.", _sleep),
+     + r"(?:, sleeps about (?P<dur>[\d.]+) hours)?\.", _sleep, ("bedtime_min", "duration_h")),
     (PRO, ("Exercise",),
      r"Exercise: (?:exercises about (?P<dpw>[\d.]+) days per week, )?usually through .*\.",
-     lambda m: {"ex_days_per_week": _f(m["dpw"])}),
+     lambda m: {"ex_days_per_week": _f(m["dpw"])}, ("ex_days_per_week",)),
     (PRO, ("Diet: av",),
      r"Diet: averages (?P<meals>[\d.]+) meals per day, about (?P<home>[\d.]+) of those are "
      r"home-cooked\.",
-     lambda m: {"meals_per_day": _f(m["meals"]), "home_cooked_mean": _f(m["home"])}),
+     lambda m: {"meals_per_day": _f(m["meals"]), "home_cooked_mean": _f(m["home"])},
+     ("meals_per_day", "home_cooked_mean")),
     (PRO, ("Work: wo",),
      r"Work: works about (?P<h>[\d.]+) hours per day"
      r"(?:, overtime on about (?P<ot>[\d.]+)% of days)?\.",
      lambda m: {"hours_mean": _f(m["h"]),
-                "overtime_share": _f(m["ot"]) / 100 if m["ot"] else float("nan")}),
+                "overtime_share": _f(m["ot"]) / 100 if m["ot"] else float("nan")},
+     ("hours_mean", "overtime_share")),
     (PRO, ("Social l",),
-     r"Social life: (?:socially active about (?P<dpw>[\d.]+) days per week|.*)\.",
-     lambda m: {"social_dpw": _f(m["dpw"])}),
+     r"Social life: (?:socially active about (?P<dpw>[\d.]+) days per week"
+     r"|no typical activity level recorded)\.",
+     lambda m: {"social_dpw": _f(m["dpw"])}, ("social_dpw",)),
     (PLA, ("- Planne",),
      r"- Planned bedtime " + _CLOCKS
-     + r", wake \d\d:\d\d, targeting (?P<dur>[\d.]+) hours of sleep\.", _sleep),
+     + r", wake \d\d:\d\d, targeting (?P<dur>[\d.]+) hours of sleep\.", _sleep,
+     ("bedtime_min", "duration_h")),
     (PLA, ("- No sle",), r"- No sleep target set\.",
-     lambda m: {"bedtime_min": -1, "duration_h": float("nan")}),
+     lambda m: {"bedtime_min": -1, "duration_h": float("nan")}, ("bedtime_min", "duration_h")),
     (PLA, ("- Planne", "- No wor"),
-     r"- (?:Planned .+ for (?P<min>\d+) minutes|No workout planned)\.",
-     lambda m: {"ex_intended": m["min"] is not None, "ex_min": int(m["min"] or 0)}),
+     r"- (?:Planned (?P<type>(?!bedtime\b)[^,]+?)(?: for (?P<min>\d+) minutes)?"
+     r"|(?P<no>No workout planned))\.", _planned_workout, ("ex_intended", "ex_min")),
     (PLA, ("- Work c",),
-     r"- Work capped at (?P<h>[\d.]+) hours, (?P<ot>overtime acceptable, )?"
-     r"finish by \d\d:\d\d\.",
-     lambda m: {"hours_limit": _f(m["h"]), "avoid_overtime": m["ot"] is None}),
+     r"- Work capped at (?P<h>[\d.]+) hours(?P<ot>, overtime acceptable)?"
+     r"(?:, finish by \d\d:\d\d)?\.",
+     lambda m: {"hours_limit": _f(m["h"]), "avoid_overtime": m["ot"] is None},
+     ("hours_limit", "avoid_overtime")),
     (PLA, ("- Home-c", "- No hom"),
-     r"- (?:(?P<yes>Home-cooked food prioritized)|No home-cooking priority)\.",
-     lambda m: {"home_priority": m["yes"] is not None}),
+     r"- (?:(?P<yes>Home-cooked food prioritized)|No home-cooking priority"
+     r"|Home-cooked food not prioritized)\.",
+     lambda m: {"home_priority": m["yes"] is not None}, ("home_priority",)),
     (PLA, ("- No soc", "- Social"),
      r"- (?:(?P<no>No social activity planned)|Social activity planned)\.",
-     lambda m: {"social_intent": m["no"] is None}),
+     lambda m: {"social_intent": m["no"] is None}, ("social_intent",)),
+    (PLA, ("- No spe",), r"- No specific plans recorded\.", lambda m: {}, ()),
     (SLF, ("- Sleep:",),
      r"- Sleep: went to bed at " + _CLOCKS + r", woke at (?P<wake>\d\d:\d\d), "
-     r"slept (?P<dur>[\d.]+) hours, quality \w+\.", _sleep),
+     r"slept (?P<dur>[\d.]+) hours, quality \w+\.", _sleep,
+     ("bedtime_min", "wake_min", "duration_h")),
     (SLF, ("- Exerci",),
-     r"- Exercise: (?:none|.+, (?P<min>\d+) minutes)\.",
-     lambda m: {"did_exercise": m["min"] is not None, "exercise_min": int(m["min"] or 0)}),
+     r"- Exercise: (?:(?P<none>none)|(?P<type>[^,]+?)(?:, (?P<min>\d+) minutes)?)\.",
+     _did_exercise, ("did_exercise", "exercise_min")),
     (SLF, ("- Diet: ",),
      r"- Diet: (?P<meals>\d+) meals total, (?P<home>\d+) home-cooked\.",
-     lambda m: {"meals": int(m["meals"]), "home_cooked": int(m["home"])}),
+     lambda m: {"meals": int(m["meals"]), "home_cooked": int(m["home"])},
+     ("meals", "home_cooked")),
     (SLF, ("- Work: ",),
      r"- Work: (?P<h>[\d.]+) hours(?P<ot>, overtime)?"
-     r"(?:, (?P<wk>no weekend work commitment|weekend work commitment))?\.",
+     r"(?:, (?P<wk>no weekend work commitment|weekend work commitment|worked on weekend))?\.",
      lambda m: {"hours": _f(m["h"]), "overtime": m["ot"] is not None,
-                "worked_on_weekend": m["wk"] == "weekend work commitment"}),
+                "worked_on_weekend": m["wk"] in ("weekend work commitment", "worked on weekend")},
+     ("hours", "overtime", "worked_on_weekend")),
     (SLF, ("- Social",),
-     r"- Social: (?:no activities|(?P<acts>.+?)(?P<sup> \(supporting someone\))?)\.",
-     lambda m: {"n_act": 0 if m["acts"] is None else m["acts"].count(", ") + 1,
-                "supporting_other": m["sup"] is not None}),
-    (OBJ, ("- Record", "- No sig"), _STATUS, _status),
+     r"- Social: (?P<acts>.+?)(?P<sup> \(supporting someone\)|\. Was supporting someone else)?\.",
+     _social, ("n_act", "supporting_other")),
+    (OBJ, ("- Record", "- No sig", "- No rec"), _STATUS, _status, ("available",)),
     (OBJ, ("- Timesh",),
      r"- Timesheet: (?P<h>[\d.]+) hours logged, (?P<ot>overtime reported|no overtime)\.",
      lambda m: {"timesheet": True, "hours_logged": _f(m["h"]),
-                "overtime_logged": m["ot"] == "overtime reported"}),
-    (OBJ, ("- Paymen",), r"- Payments: (?P<items>.+)\.", _payments),
-    (OBJ, ("- Calend",), r"- Calendar: (?P<items>.+)\.", _calendar),
-    (DEV, ("- Record", "- No sig"), _STATUS, _status),
+                "overtime_logged": m["ot"] == "overtime reported"},
+     ("timesheet", "hours_logged", "overtime_logged")),
+    (OBJ, ("- Paymen",), r"- Payments: (?P<items>.+)\.", _payments,
+     ("pay_coffee", "pay_delivery", "pay_fitness", "pay_venue")),
+    (OBJ, ("- Calend",), r"- Calendar: (?P<items>.+)\.", _calendar,
+     ("work_block_min", "social_event", "social_event_min", "exercise_session",
+      "exercise_session_min")),
+    (DEV, ("- Record", "- No sig", "- No dev"), _STATUS, _status, ("available",)),
     (DEV, ("- Sleep ",),
      r"- Sleep tracker: bed " + _CLOCKS + r", wake (?P<wake>\d\d:\d\d), "
-     r"(?P<dur>[\d.]+) hours\.", _sleep),
+     r"(?P<dur>[\d.]+) hours\.", _sleep, ("bedtime_min", "wake_min", "duration_h")),
     (DEV, ("- Activi",),
      r"- Activity: (?P<m>\d+) active minutes, (?P<w>workout detected|no workout detected)\.",
-     lambda m: {"active_min": int(m["m"]), "workout": m["w"] == "workout detected"}),
+     lambda m: {"active_min": int(m["m"]), "workout": m["w"] == "workout detected"},
+     ("active_min", "workout")),
     (DEV, ("- Work s",),
      r"- Work session: (?P<f>\d+) minutes of focus time, (?P<l>finished late|no late finish)\.",
      lambda m: {"work_session": True, "focus_min": int(m["f"]),
-                "late_finish": m["l"] == "finished late"}),
+                "late_finish": m["l"] == "finished late"},
+     ("work_session", "focus_min", "late_finish")),
 ]
-_TEMPLATES = [(sec, heads, re.compile(rx), fn) for sec, heads, rx, fn in _T]
+_TEMPLATES = [(sec, heads, re.compile(rx), fn) for sec, heads, rx, fn, _ in _T]
+_FIELDS = tuple(fields for *_, fields in _T)
+#: every field a section's templates state (what an unrecognised line of it may state)
+_SECTION_FIELDS = tuple(tuple(sorted({f for (sec, *_), fl in zip(_T, _FIELDS, strict=True)
+                                      if sec == k for f in fl})) for k in range(5))
+#: the profile's first sentence (identity): read, states no field the rules use
+_IDENTITY = re.compile(r"[^:;]+ is [^:;]*\.(?: Relationship status: [^.]*\.)?")
 _PREFIX = 8  # lines are dispatched on their first 8 characters, then matched in full
 _DISPATCH: dict[tuple[int, str], list[int]] = {}
 for _k, (_sec, _heads, _, _) in enumerate(_TEMPLATES):
@@ -207,11 +301,32 @@ for _k, (_sec, _heads, _, _) in enumerate(_TEMPLATES):
         _DISPATCH.setdefault((_sec, _h), []).append(_k)
 
 def template_of(section: int, line: str) -> int | None:
-    """Index of the sentence template of ``section`` (0–4) that ``line`` matches, or None."""
+    """Index of the sentence template of ``section`` (0–4) that reads ``line``, or None.
+
+    None also when the line matches a template's pattern but its parser cannot read every
+    clause (an unknown trait, payment or calendar entry).
+    """
     for k in _DISPATCH.get((section, line[:_PREFIX]), ()):
-        if _TEMPLATES[k][2].fullmatch(line):
+        m = _TEMPLATES[k][2].fullmatch(line)
+        if m and _TEMPLATES[k][3](m) is not None:
             return k
     return None
+
+
+def template_fields(k: int) -> tuple[str, ...]:
+    """The fields template ``k`` states (its parser returns exactly these keys)."""
+    if not 0 <= k < len(_FIELDS):
+        raise ValueError(f"template index {k} outside [0, {len(_FIELDS)})")
+    return _FIELDS[k]
+
+
+def _unread_fields(section: int, line: str) -> tuple[str, tuple[str, ...]]:
+    """Why a line was not read and which fields it may state."""
+    ks = _DISPATCH.get((section, line[:_PREFIX]), ())
+    if ks:
+        return ("starts like a known sentence but does not match it",
+                tuple(sorted({f for k in ks for f in _FIELDS[k]})))
+    return "matches no known sentence", _SECTION_FIELDS[section]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,12 +404,20 @@ class Extraction:
         knobs and persona traits are blank).
     frames : one row per (parsed sentence, field it stated): ``doc`` (the document's
         position), ``persona_id, section, day_index, field, start, end``.
+    unread : one row per line the extractor could not read: ``doc, persona_id, section,
+        day_index, start, end, text, reason`` (the reason says whether the line starts like a
+        known sentence).
+    unread_atoms : one row per atom set to ⊥ because a line it may read was unread:
+        ``doc, persona_id, question_id, source, reason`` (the reason quotes the first such
+        line and its day).
     """
 
     persona_ids: tuple[str, ...]
     atoms: np.ndarray
     sources: Testbed
     frames: pd.DataFrame
+    unread: pd.DataFrame
+    unread_atoms: pd.DataFrame
 
     def spans(self, persona: int | str, qid: str, source: str) -> pd.DataFrame:
         """The sentences the atom ``(persona, qid, source)`` was read from.
@@ -414,6 +537,7 @@ def extract(texts: Sequence[str], *, persona_ids: Sequence[str]) -> Extraction:
     kinds = np.fromiter((head_id.get(x[:_PREFIX], -1) for x in lines), dtype=np.int64,
                         count=len(lines))
     hits: dict[int, tuple[list[int], list[dict]]] = {}
+    read = np.zeros(len(lines), dtype=bool)
     for (sec, head), candidates in _DISPATCH.items():
         at = np.flatnonzero((kinds == head_id[head]) & (section == sec))
         if sec != PRO:
@@ -421,17 +545,19 @@ def extract(texts: Sequence[str], *, persona_ids: Sequence[str]) -> Extraction:
         for i in at.tolist():
             for k in candidates:
                 m = _TEMPLATES[k][2].fullmatch(lines[i])
-                if m:
+                value = _TEMPLATES[k][3](m) if m else None
+                if value is not None:
                     got = hits.setdefault(k, ([], []))
                     got[0].append(i)
-                    got[1].append(_TEMPLATES[k][3](m))
+                    got[1].append(value)
+                    read[i] = True
                     break
     for k, (hit_idx, values) in sorted(hits.items()):
         sec = _TEMPLATES[k][0]
         hit = np.asarray(hit_idx)
         layer = tb.layer(_LAYER[sec])
         p, d = persona[hit], day[hit] - 1
-        for field in values[0]:  # a template's parser always returns the same keys
+        for field in _FIELDS[k]:  # a template's parser returns exactly its fields
             col = np.asarray([v[field] for v in values])
             arr = layer[field]
             if sec == PRO:
@@ -441,7 +567,66 @@ def extract(texts: Sequence[str], *, persona_ids: Sequence[str]) -> Extraction:
             rows.append((hit, sec, field, col))
     atoms = readout(tb)
     atoms[:, ~INFORMATIVE] = -1
-    return Extraction(ids, atoms, tb, _frames(ids, rows, lines, persona, day, offset))
+    unread, unread_atoms = _unread(ids, atoms, lines, read, persona, section, day, offset)
+    return Extraction(ids, atoms, tb, _frames(ids, rows, lines, persona, day, offset), unread,
+                      unread_atoms)
+
+
+def _unread(ids, atoms, lines, read, persona, section, day, offset):
+    """Find the lines nothing read and set to ⊥ every atom that may read them (in place)."""
+    cand = np.flatnonzero(~read & (section >= 0))
+    keep = [i for i in cand.tolist()
+            if lines[i].strip() and not lines[i].startswith("#")
+            and not (section[i] == PRO and _IDENTITY.fullmatch(lines[i]))]
+    cats = pd.Index(ids).unique()
+    rows, fields_rows = [], []
+    for i in keep:
+        sec = int(section[i])
+        why, fields = _unread_fields(sec, lines[i])
+        rows.append((int(persona[i]), sec, int(day[i]), int(offset[i]), lines[i], why))
+        fields_rows.extend((len(rows) - 1, f) for f in fields)
+    doc = np.array([r[0] for r in rows], dtype=np.int64)
+    unread = pd.DataFrame({
+        "doc": doc.astype(np.int32),
+        "persona_id": pd.Categorical([ids[d] for d in doc.tolist()], categories=cats),
+        "section": pd.Categorical([SECTIONS[r[1]] for r in rows], categories=list(SECTIONS)),
+        "day_index": np.array([r[2] for r in rows], dtype=np.int16),
+        "start": np.array([r[3] for r in rows], dtype=np.int32),
+        "end": np.array([r[3] + len(r[4]) for r in rows], dtype=np.int32),
+        "text": [r[4] for r in rows],
+        "reason": [r[5] for r in rows],
+    })
+    out = {"doc": [], "question_id": [], "source": [], "reason": []}
+    if rows:
+        line_of = np.array([r for r, _ in fields_rows], dtype=np.int64)
+        by_field = pd.DataFrame({
+            "section": unread["section"].to_numpy()[line_of],
+            "day_index": unread["day_index"].to_numpy()[line_of],
+            "field": [f for _, f in fields_rows],
+        })
+        for q, qid in enumerate(QIDS):
+            for s_, src in enumerate(SOURCES):
+                if not INFORMATIVE[q, s_]:
+                    continue
+                hit = line_of[atom_lines(by_field, qid, src)]
+                if not hit.size:
+                    continue
+                first = pd.Series(hit).groupby(doc[hit]).min()  # lines are in document order
+                atoms[first.index.to_numpy(), q, s_] = -1
+                for d, li in zip(first.index.tolist(), first.tolist(), strict=True):
+                    r = rows[li]
+                    when = "the profile" if r[2] == 0 else f"{SECTIONS[r[1]]}, {DATES[r[2] - 1]}"
+                    out["doc"].append(d)
+                    out["question_id"].append(qid)
+                    out["source"].append(src)
+                    out["reason"].append(f"unread line ({when}): {r[4]!r} {r[5]}")
+    odoc = np.array(out["doc"], dtype=np.int32)
+    unread_atoms = pd.DataFrame({
+        "doc": odoc,
+        "persona_id": pd.Categorical([ids[d] for d in odoc.tolist()], categories=cats),
+        "question_id": out["question_id"], "source": out["source"], "reason": out["reason"],
+    }).sort_values(["doc", "question_id", "source"], kind="stable").reset_index(drop=True)
+    return unread, unread_atoms
 
 
 def _silent_defaults(tb: Testbed) -> None:

@@ -191,7 +191,8 @@ def _planner(tb: Testbed) -> list[tuple[tuple[str, ...], np.ndarray]]:
     return [(f, _grid(v, shape)) for f, v in rows]
 
 
-def _self_report(tb: Testbed) -> list[tuple[tuple[str, ...], np.ndarray]]:
+def _self_report(tb: Testbed, activity_names: np.ndarray | None = None
+                 ) -> list[tuple[tuple[str, ...], np.ndarray]]:
     sr, ev = tb.self_report, tb.events
     shape = sr["bedtime_min"].shape
     flat = {k: v.ravel().tolist() for k, v in sr.items()}
@@ -212,14 +213,21 @@ def _self_report(tb: Testbed) -> list[tuple[tuple[str, ...], np.ndarray]]:
             for h, o, w, k in zip(_num(sr["hours"]), flat["overtime"], flat["worked_on_weekend"],
                                   wk, strict=True)]
     # the self-report keeps its first activity's name; the second is the latent day's second
-    # activity when the report starts like the latent day (the generator truncates or appends)
+    # activity when the report starts like the latent day (the generator truncates or appends);
+    # an imported release names every activity (``activity_names``)
     same = (sr["act1"] == ev["act1"]) & (ev["n_act"] >= 2)
     a1 = _ACT[sr["act1"]].ravel().tolist()
     a2 = _ACT[np.where(same, ev["act2"], -1)].ravel().tolist()
+    named = ([[x, y, *[UNNAMED] * (k - 2)][:k]
+              for k, x, y in zip(flat["n_act"], a1, a2, strict=True)]
+             if activity_names is None else
+             [list(a) if len(a) == k else [x, y, *[UNNAMED] * (k - 2)][:k]
+              for k, x, y, a in zip(flat["n_act"], a1, a2, activity_names.ravel().tolist(),
+                                    strict=True)])
     social = [("- Social: no activities.\n" if k <= 0 else
-               "- Social: " + ", ".join([x, y, *[UNNAMED] * (k - 2)][:k])
+               "- Social: " + ", ".join(acts)
                + (" (supporting someone)" if s else "") + ".\n")
-              for k, x, y, s in zip(flat["n_act"], a1, a2, flat["supporting_other"], strict=True)]
+              for k, acts, s in zip(flat["n_act"], named, flat["supporting_other"], strict=True)]
     rows = [(("bedtime_min", "wake_min", "duration_h", "quality"), sleep),
             (("did_exercise", "exercise_type", "exercise_min"), exer),
             (("meals", "home_cooked"), diet), (("hours", "overtime", "worked_on_weekend"), work),
@@ -298,7 +306,7 @@ def _device(tb: Testbed) -> list[tuple[tuple[str, ...], np.ndarray]]:
 # assembly
 
 
-def render(tb: Testbed) -> Rendered:
+def render(tb: Testbed, *, activity_names: np.ndarray | None = None) -> Rendered:
     """Render every persona of ``tb`` as one Markdown document (seed 000 §8.6 stage 4).
 
     Parameters
@@ -306,6 +314,11 @@ def render(tb: Testbed) -> Rendered:
     tb : the testbed (generated or imported); only its personas, the five sources and, for
         the names the source arrays do not keep, the latent activity and exercise names
         (see ``docs/prose.md``) are read.
+    activity_names : optional ``(P, 30)`` object array of tuples, every self-reported activity
+        name per day (:attr:`core.testbed.importer.Release.activity_names`). A day whose tuple
+        has the self-report's count of activities is written with those names; otherwise (and
+        without the array) the names come from the source and latent arrays, and an activity
+        they do not name is "an unnamed activity". ``ValueError`` for another shape.
 
     Returns
     -------
@@ -313,6 +326,9 @@ def render(tb: Testbed) -> Rendered:
         The documents and the frame of their sentences (invariants in the module docstring).
     """
     n = tb.n
+    if activity_names is not None and np.shape(activity_names) != (n, N_DAYS):
+        raise ValueError(f"activity_names has shape {np.shape(activity_names)}; expected "
+                         f"({n}, {N_DAYS}), one tuple per persona and day")
     cols: list[np.ndarray] = []  # one (P,) object array per piece column
     meta: list[tuple[int, int, tuple[str, ...], int]] = []  # section, day, fields, prefix
 
@@ -329,7 +345,7 @@ def render(tb: Testbed) -> Rendered:
     for s, build in enumerate((_planner, _self_report, _objective, _device), start=1):
         cols.append(const(f"\n## {SECTIONS[s]}\n\n"))
         meta.append((s, 0, (), 0))
-        slots = build(tb)
+        slots = build(tb, activity_names) if build is _self_report else build(tb)
         for d in range(N_DAYS):
             cols.append(const(_HEADERS[d]))
             meta.append((s, d + 1, (), 0))

@@ -124,6 +124,12 @@ class Release:
         ``model, variant, seed, persona_id, question_id, answer, would_skip``.
     skipped : list of str
         One-line notes about files that were present but not imported.
+    activity_names : ndarray
+        ``(P, 30)`` object array, in testbed order: the tuple of **every** social activity name
+        the self-report lists that day (the release's ``social.activities``, each the entry's
+        ``type`` or ``name`` as the authors' renderer writes it). The testbed's self-report
+        keeps only the count and the first name's code; the render names the others from here
+        (``core.prose.render.render(..., activity_names=)``), so no activity is lost.
     """
 
     testbed: Testbed
@@ -131,6 +137,7 @@ class Release:
     extracted_atoms: pd.DataFrame
     llm_answers: pd.DataFrame
     skipped: list[str]
+    activity_names: np.ndarray
 
 
 # ---------------------------------------------------------------------------------------------
@@ -587,12 +594,21 @@ _DAY_SOURCES = (
 )
 
 
+def _activity_names(day: dict) -> tuple[str, ...]:
+    """Every social activity of one self-report day, named as the authors' renderer does."""
+    out = []
+    for a in day["social"].get("activities") or ():
+        out.append(str(a.get("type", a.get("name", a))) if isinstance(a, dict) else str(a))
+    return tuple(out)
+
+
 def _load_persona(files: _Files, pdir: Path, i: int, layers: dict, seed: int, slug: str,
-                  index: int, cfg: dict, split: str | None) -> tuple[dict, dict, list, bool]:
+                  index: int, cfg: dict, split: str | None
+                  ) -> tuple[dict, dict, list, bool, list[tuple[str, ...]]]:
     """Fill row ``i`` of every layer from one persona folder (spec §3).
 
-    Returns the persona row, the knob row, the reference-label rows and whether
-    ``generation_metadata.json`` was present.
+    Returns the persona row, the knob row, the reference-label rows, whether
+    ``generation_metadata.json`` was present and the self-report's activity names per day.
     """
     pid = pdir.name
     ss = pdir / "structural_sources"
@@ -613,6 +629,8 @@ def _load_persona(files: _Files, pdir: Path, i: int, layers: dict, seed: int, sl
         days = files.days(src[name].get("records"), path)
         with files.about(path):
             _fill(layers[layer], table, i, [flat(r) for r in days] if flat else days)
+            if layer == "self_report":
+                acts = [_activity_names(r) for r in days]
     with files.about(ss / "profile_ltm.json"):
         row = _persona_row(seed, pid, slug, index, src["profile_ltm"], meta, cfg, split)
         for name, value in _profile_values(src["profile_ltm"], row["difficulty"]).items():
@@ -621,7 +639,7 @@ def _load_persona(files: _Files, pdir: Path, i: int, layers: dict, seed: int, sl
         knobs = _knob_row(meta, row["difficulty"], cfg, int(layers["profile"]["anchor_end"][i]))
     with files.about(gt_path):
         refs = _reference_rows(gt, seed, pid)
-    return row, knobs, refs, meta is not None
+    return row, knobs, refs, meta is not None, acts
 
 
 def _load_seed(files: _Files, seed_dir: Path, skipped: list[str]) -> dict[str, Any] | None:
@@ -647,21 +665,22 @@ def _load_seed(files: _Files, seed_dir: Path, skipped: list[str]) -> dict[str, A
                        "listed persona(s) have no benchmark folder")
 
     layers = {name: _alloc(name, len(found)) for name in LAYERS}
-    rows, knob_rows, ref_rows, no_meta = [], [], [], []
+    rows, knob_rows, ref_rows, no_meta, acts = [], [], [], [], []
     for i, (_, index, pdir, slug) in enumerate(found):
-        row, knobs, refs, has_meta = _load_persona(
+        row, knobs, refs, has_meta, names = _load_persona(
             files, pdir, i, layers, seed, slug, index, cfg_by_id.get(pdir.name) or {},
             split_map.get(pdir.name))
         rows.append(row)
         knob_rows.append(knobs)
         ref_rows.extend(refs)
+        acts.append(names)
         if not has_meta:
             no_meta.append(pdir.name)
     if no_meta:
         skipped.append(f"{files.rel(seed_dir)}: {len(no_meta)} persona(s) without "
                        f"generation_metadata.json, knobs NaN ({_summarise(no_meta)})")
     return {"seed": seed, "personas": rows, "layers": layers, "knobs": knob_rows,
-            "reference": ref_rows}
+            "reference": ref_rows, "activities": acts}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -831,5 +850,10 @@ def load_release(path: str | Path) -> Release:
         "answer": pd.Series([r[5] for r in llm], dtype=object),
         "would_skip": pd.Series([r[6] for r in llm], dtype="bool"),
     })
+    names = [day for s in parts for persona in s["activities"] for day in persona]
+    activity_names = np.empty(len(names), dtype=object)
+    for k, day in enumerate(names):  # element-wise: numpy would turn tuples into a 2-D array
+        activity_names[k] = day
     return Release(testbed=testbed, reference_labels=reference, extracted_atoms=atoms,
-                   llm_answers=llm_answers, skipped=skipped)
+                   llm_answers=llm_answers, skipped=skipped,
+                   activity_names=activity_names.reshape(testbed.n, N_DAYS))

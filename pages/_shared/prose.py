@@ -28,6 +28,7 @@ from core.prose.views import (
     NoiseView,
     ProseSection,
     ProseView,
+    WordingView,
     factorial_view,
     faithfulness_view,
     mixed_fit,
@@ -35,6 +36,7 @@ from core.prose.views import (
     prose_excerpt,
     prose_personas,
     prose_view,
+    wording_view,
 )
 from core.testbed.questions import SOURCE_SHORT, SOURCES
 
@@ -42,13 +44,16 @@ from .cache import shared_cache
 from .store import get_connection
 from .ui import download_table, table_height
 
-__all__ = ["MARK_CLASS", "atom_grid", "excerpt_of", "factorial_of", "faithfulness_of",
-           "load_mixed_fit", "noise_of", "personas_of", "prose_html", "prose_of"]
+__all__ = ["MARK_CLASS", "WORDING_RATE", "atom_grid", "excerpt_of", "factorial_of",
+           "faithfulness_of", "load_mixed_fit", "noise_of", "personas_of", "prose_html",
+           "prose_of", "wording_of"]
 
 MARK_CLASS = "arbiter-marked"
 _MARK = translucent(HUES["amber"], 0.3)
 #: bootstrap replicates of the page's 2 × 2 (the command line's default is 2000)
 PAGE_BOOT = 1000
+#: the page's paraphrase rate per kind of rewrite, and its seed (docs/prose.md)
+WORDING_RATE, WORDING_SEED = 0.1, 0
 
 
 @shared_cache(max_entries=8)
@@ -77,6 +82,12 @@ def excerpt_of(path: str, stamp: int, seed: int, persona_id: str, qid: str,
 def faithfulness_of(path: str, stamp: int) -> FaithfulnessView:
     """The extractor's faithfulness over every persona of the store."""
     return faithfulness_view(get_connection(path, stamp))
+
+
+@shared_cache(max_entries=8, spinner="Rewording the prose and reading it again…")
+def wording_of(path: str, stamp: int, rate: float) -> WordingView:
+    """The extractor on the store's prose and on a seeded paraphrase of it at ``rate``."""
+    return wording_view(get_connection(path, stamp), rate=rate, seed=WORDING_SEED)
 
 
 @shared_cache(max_entries=4, spinner="Fitting every resolver on the clean atoms (once)…")
