@@ -124,14 +124,26 @@ def _existing_file(text: str) -> str:
 
 
 def _writable_ancestor(folder: Path, target: str) -> None:
-    """Raise unless the nearest existing ancestor of ``folder`` is a writable directory."""
-    ancestor = folder
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise argparse.ArgumentTypeError(f"cannot write {target}: {ancestor} is not a directory")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"cannot write {target}: {ancestor} is not writable")
+    """Raise unless the nearest existing ancestor of ``folder`` is a writable directory.
+
+    Writability is probed by creating (and removing) a temporary file there: ``os.access``
+    says yes to root everywhere, also under ``/proc`` (issue 20 point 7: ``build --json
+    /proc/x/y.json`` ran the whole build before it refused the argument).
+    """
+    import tempfile
+
+    try:
+        ancestor = folder
+        while not ancestor.exists() and ancestor != ancestor.parent:
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            raise argparse.ArgumentTypeError(f"cannot write {target}: {ancestor} is not a "
+                                             "directory")
+        with tempfile.TemporaryFile(dir=ancestor):
+            pass
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot write {target}: "
+                                         f"{exc.strerror or type(exc).__name__}") from None
 
 
 def _out_dir(text: str) -> str:
@@ -150,10 +162,14 @@ def _json_out(text: str) -> str:
     if not text:
         raise argparse.ArgumentTypeError("the file name is empty")
     p = Path(text)
-    if p.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a directory")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise argparse.ArgumentTypeError(f"{text} is not writable")
+    try:
+        if p.is_dir():
+            raise argparse.ArgumentTypeError(f"{text} is a directory")
+        if p.exists() and not os.access(p, os.W_OK):
+            raise argparse.ArgumentTypeError(f"{text} is not writable")
+    except OSError as exc:  # a name too long for the file system, say
+        raise argparse.ArgumentTypeError(f"cannot write {text}: "
+                                         f"{exc.strerror or type(exc).__name__}") from None
     _writable_ancestor(p.parent, text)
     return text
 
@@ -1379,6 +1395,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the environment or a path given: bad input, not a bug
+        where = f" ({Path(exc.filename).name[:60]})" if getattr(exc, "filename", None) else ""
+        print(f"error: {exc.strerror or type(exc).__name__}{where}", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("error: the input is nested too deeply to read", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug, not bad input: one line unless debugging
         if os.environ.get("ARBITER_DEBUG"):

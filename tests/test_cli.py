@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -212,8 +213,17 @@ def bad_inputs(tmp_path, small_store) -> dict[str, str]:
     (tmp_path / "ok.csv").write_text("p,y\n0.5,1\n0.2,0\n0.7,1\n")
     (tmp_path / "junk.duckdb").write_text("not a database")
     duckdb.connect(str(tmp_path / "tables.duckdb")).close()  # DuckDB, but no Arbiter tables
+    # issue 20 point 7: deep JSON, broken stores, names too long for the file system
+    (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    (tmp_path / "deep.json").write_text('{"a":' * 50_000 + "1" + "}" * 50_000)
+    for name, sql in (("badconfig", "UPDATE meta SET value = '{x' WHERE key = 'config_json'"),
+                      ("noatoms", "DROP TABLE atoms")):
+        shutil.copy(small_store, tmp_path / f"{name}.duckdb")
+        with duckdb.connect(str(tmp_path / f"{name}.duckdb")) as con:
+            con.execute(sql)
     return {"tmp": str(tmp_path), "store": str(small_store),
-            "missing": str(tmp_path / "missing.duckdb"), "new": str(tmp_path / "new.duckdb")}
+            "missing": str(tmp_path / "missing.duckdb"), "new": str(tmp_path / "new.duckdb"),
+            "long": str(tmp_path / ("x" * 300))}
 
 
 BAD = [
@@ -282,6 +292,17 @@ BAD = [
     (["score", "{tmp}/long.csv"], "line 2 has 10,001 fields, the header has 2"),
     (["score", "{tmp}/weights.csv"], "weight"),
     (["score", "{tmp}/ok.csv", "--json", "{tmp}/afile/s.json"], "afile is not a directory"),
+    # issue 20 point 7: each of these exited 1 ("unexpected …") or did the work first
+    (["build", "--db", "{long}.duckdb"], "File name too long"),
+    (["audit", "--db", "{long}.duckdb"], "File name too long"),
+    (["score", "{long}.csv"], "File name too long"),
+    (["records", "score", "{long}.jsonl"], "File name too long"),
+    (["pilot", "--json", "{long}.json"], "File name too long"),
+    (["records", "score", "{tmp}/deep.jsonl"], "nested too deeply"),
+    (["records", "check", "--world", "{tmp}/deep.json"], "nested too deeply"),
+    (["audit", "--db", "{tmp}/badconfig.duckdb"], "not a JSON object"),
+    (["evaluate", "--db", "{tmp}/noatoms.duckdb"], "lacks the table(s) atoms"),
+    (["build", "--db", "{new}", "--json", "/proc/arbiter-nowhere/b.json"], "cannot write"),
     # import-nq301
     (["import-nq301", "{tmp}/none"], "not a directory"),
     (["import-nq301", ""], "directory name is empty"),

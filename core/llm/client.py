@@ -64,6 +64,10 @@ class Endpoint:
 
     def __post_init__(self) -> None:
         parts = urllib.parse.urlsplit(self.base_url)
+        try:
+            parts.port  # noqa: B018 - urllib checks the port only when asked
+        except ValueError:
+            raise ConfigError(f"{ENV_BASE_URL} has a port outside 0-65535") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"{ENV_BASE_URL} must be an http(s) URL, got "
                               f"{self.shown_url()!r}")
