@@ -13,8 +13,9 @@ import streamlit as st
 
 from core.pages_registry import PAGES
 from pages._shared import ensure_store, load_store_info, store_guard, store_stamp
+from pages._shared.ui import FAVICON
 
-st.set_page_config(layout="wide", page_title="Arbiter", page_icon=":material/balance:")
+st.set_page_config(layout="wide", page_title="Arbiter", page_icon=FAVICON)
 
 st.title("Arbiter")
 st.markdown(

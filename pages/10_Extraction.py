@@ -31,10 +31,10 @@ from pages._shared import ensure_store, open_page, public_message, store_guard, 
 from pages._shared import prose as glue
 from pages._shared.evaluation import show_chart, show_table
 from pages._shared.params import url_segmented, url_select, url_slider, url_sync
-from pages._shared.ui import escape_markdown, glossary_link
+from pages._shared.ui import FAVICON, escape_markdown, glossary_link
 
 ME = page("pages/10_Extraction.py")
-st.set_page_config(layout="wide", page_title=f"{ME.title} · Arbiter", page_icon=ME.icon)
+st.set_page_config(layout="wide", page_title=f"{ME.title} · Arbiter", page_icon=FAVICON)
 
 path = ensure_store()
 store = (str(path), store_stamp(path))

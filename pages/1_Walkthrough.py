@@ -25,11 +25,18 @@ from pages._shared.cache import cached_figure, cached_result
 from pages._shared.instance import choose_instance, why_this_instance
 from pages._shared.prose import prose_html
 from pages._shared.store import ensure_store, load_persona, store_guard, store_stamp
-from pages._shared.ui import csv_bytes, glossary_link, plotly_config, source_chip, table_height
+from pages._shared.ui import (
+    FAVICON,
+    csv_bytes,
+    glossary_link,
+    plotly_config,
+    source_chip,
+    table_height,
+)
 from pages._shared.walkthrough import panels_of, prose_excerpt_of
 
 st.set_page_config(layout="wide", page_title="Walkthrough · Arbiter",
-                   page_icon=":material/route:")
+                   page_icon=FAVICON)
 
 path = ensure_store()
 store = (str(path), store_stamp(path))

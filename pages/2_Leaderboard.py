@@ -37,10 +37,10 @@ from core.testbed.questions import QIDS, SOURCE_LABELS, SOURCES
 from core.urlparams import ChoiceParam, FlagParam
 from pages import _shared as ui
 from pages._shared import evaluation as glue
-from pages._shared.ui import glossary_link
+from pages._shared.ui import FAVICON, glossary_link
 
 PAGE = page("pages/2_Leaderboard.py")
-st.set_page_config(layout="wide", page_title=f"{PAGE.title} · Arbiter", page_icon=PAGE.icon)
+st.set_page_config(layout="wide", page_title=f"{PAGE.title} · Arbiter", page_icon=FAVICON)
 
 path = str(ui.ensure_store())
 stamp = ui.store_stamp(path)

@@ -29,10 +29,10 @@ from core.pages_registry import page
 from core.urlparams import ChoiceParam, NumberParam
 from pages import _shared as ui
 from pages._shared import evaluation as glue
-from pages._shared.ui import glossary_link
+from pages._shared.ui import FAVICON, glossary_link
 
 PAGE = page("pages/3_Bias_lab.py")
-st.set_page_config(layout="wide", page_title=f"{PAGE.title} · Arbiter", page_icon=PAGE.icon)
+st.set_page_config(layout="wide", page_title=f"{PAGE.title} · Arbiter", page_icon=FAVICON)
 
 seeds, ppd = glue.lab_seeds(str(ui.ensure_store())), glue.lab_personas()
 P_SEED = ChoiceParam("lab_seed", "seed", seeds, default=seeds[0])

@@ -48,10 +48,10 @@ from pages._shared.evaluation import (
     selective_panel,
     theta_param,
 )
-from pages._shared.ui import glossary_link
+from pages._shared.ui import FAVICON, glossary_link
 
 st.set_page_config(layout="wide", page_title="Selective QA · Arbiter",
-                   page_icon=":material/tune:")
+                   page_icon=FAVICON)
 
 SEED_COLUMNS = {"seed": "seed", "theta": "θ", "coverage": "coverage %",
                 "selective_accuracy": "selective %", "f05": "F0.5 %",

@@ -58,10 +58,10 @@ from pages._shared.reliability import (
     rule_frames,
 )
 from pages._shared.seed003 import download_row, reliability_view, score_panels, show_figure
-from pages._shared.ui import glossary_link, num_columns
+from pages._shared.ui import FAVICON, glossary_link, num_columns
 
 st.set_page_config(layout="wide", page_title="Reliability · Arbiter",
-                   page_icon=":material/insights:")
+                   page_icon=FAVICON)
 INFO = {"delta_color": "off", "delta_arrow": "off", "border": True}  # a delta that informs
 
 path = ensure_store()

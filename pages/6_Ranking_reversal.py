@@ -59,10 +59,10 @@ from pages._shared.seed003 import (
     scenario_params,
     show_figure,
 )
-from pages._shared.ui import glossary_link, num_columns, table_height
+from pages._shared.ui import FAVICON, glossary_link, num_columns, table_height
 
 st.set_page_config(layout="wide", page_title="Ranking reversal · Arbiter",
-                   page_icon=":material/swap_vert:")
+                   page_icon=FAVICON)
 
 DATA = {"scenario": "Scenario", "nq": "NQ-open"}
 NQ_A = ("agreement", *NQ_LOCATION_RULES)

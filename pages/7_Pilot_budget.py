@@ -60,10 +60,10 @@ from pages._shared.seed003 import (
     scenario_params,
     show_figure,
 )
-from pages._shared.ui import glossary_link, num_columns, show_number_table
+from pages._shared.ui import FAVICON, glossary_link, num_columns, show_number_table
 
 st.set_page_config(layout="wide", page_title="Pilot budget · Arbiter",
-                   page_icon=":material/savings:")
+                   page_icon=FAVICON)
 
 #: simulated pilots per budget: a new setting at 500 in about 0.25 s on two cores
 REPS = (200, 500)

@@ -12,9 +12,10 @@ import streamlit as st
 
 from core.glossary import GLOSSARY, SIGN_CONVENTION, search
 from pages._shared import escape_markdown, open_page
+from pages._shared.ui import FAVICON
 
 st.set_page_config(layout="wide", page_title="Glossary · Arbiter",
-                   page_icon=":material/menu_book:")
+                   page_icon=FAVICON)
 open_page("glossary", [])
 
 st.title("Glossary")

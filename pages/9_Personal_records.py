@@ -47,6 +47,7 @@ from pages._shared.records import (
 )
 from pages._shared.seed003 import show_figure
 from pages._shared.ui import (
+    FAVICON,
     escape_markdown,
     glossary_link,
     num_columns,
@@ -55,7 +56,7 @@ from pages._shared.ui import (
 )
 
 ME = page("pages/9_Personal_records.py")
-st.set_page_config(layout="wide", page_title=f"{ME.title} · Arbiter", page_icon=ME.icon)
+st.set_page_config(layout="wide", page_title=f"{ME.title} · Arbiter", page_icon=FAVICON)
 
 TODAY = RUN_DATE.isoformat()
 base = base_of(TODAY)

@@ -6,6 +6,7 @@ import html
 import io
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -14,7 +15,8 @@ from pandas.io.formats.style import Styler
 from core.figures.style import LATENT_COLOR, SOURCE_COLORS
 from core.testbed.questions import SOURCE_LABELS
 
-__all__ = ["csv_bytes", "download_table", "escape_markdown", "glossary_link", "num_columns",
+__all__ = ["FAVICON", "csv_bytes", "download_table", "escape_markdown", "glossary_link",
+           "num_columns",
            "number_table", "parquet_bytes", "plotly_config", "source_chip", "table_height",
            "table_style"]
 
@@ -26,6 +28,9 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=^%@\"'/])")
 #: before a dot, an ``@`` (also what ``mailto:`` needs); :data:`_JOINER` goes right after each.
 _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]):(?=/)|(?<=www)(?=\.)|@")
 _JOINER = "\u2060"
+#: Every page's favicon, a file served by the app itself: a ``:material/…:`` page icon makes
+#: each visitor's browser fetch the favicon from a font host (issue 20 point 9).
+FAVICON = str(Path(__file__).with_name("favicon.png"))
 
 
 def escape_markdown(text: object) -> str:

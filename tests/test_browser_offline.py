@@ -1,0 +1,47 @@
+"""A visitor's browser talks to the app's own server only (issue 20 point 9).
+
+A ``:material/…:`` page icon made every visitor's browser fetch the favicon from a font host:
+a third-party request, and a broken icon offline. Chromium opens every page and records each
+request; every one must go to the app's own address.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+from core.build import build_store
+from core.pages_registry import PAGES
+from core.testbed.config import TestbedConfig
+from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server
+
+pytestmark = BROWSER_MARKS
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("offline_browser")
+    store = tmp / "store.duckdb"
+    build_store(store, TestbedConfig(seeds=(20260321,), personas_per_difficulty=4))
+    with streamlit_server(store, tmp / "streamlit.log") as base:
+        yield base
+
+
+def test_no_page_asks_another_host_for_anything(server, page):
+    hosts: dict[str, str] = {}
+
+    def seen(request) -> None:
+        parts = urlsplit(request.url)
+        where = parts.hostname if parts.scheme in ("http", "https", "ws", "wss") else \
+            f"{parts.scheme}:"
+        hosts.setdefault(where or request.url[:20], request.url)
+
+    page.on("request", seen)
+    slugs = ["", *(p.path.split("_", 1)[1].removesuffix(".py") for p in PAGES)]
+    for slug in slugs:
+        open_page(page, f"{server}/{slug}")
+    foreign = {h: u for h, u in hosts.items() if h not in ("127.0.0.1", "data:", "blob:")}
+    assert not foreign, foreign
+    icon = page.locator("link[rel='shortcut icon'], link[rel='icon']").first
+    assert "gstatic" not in (icon.get_attribute("href") or "")
