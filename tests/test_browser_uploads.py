@@ -82,3 +82,28 @@ def test_an_emptied_uploader_keeps_the_good_file_until_forgotten(server, page, t
     page.get_by_role("button", name="Forget it").click()
     wait_for_app_run(page)
     expect(page.get_by_text("Upload a CSV to diagnose your own forecasts")).to_be_visible()
+
+
+def test_the_records_upload_keeps_the_good_file_and_links_nothing(server, page, tmp_path):
+    """The Personal records page's responses upload, the same way (issue 20 points 1-2)."""
+    import json
+
+    from core.records.views import load_base
+
+    good = tmp_path / "good_responses.jsonl"
+    good.write_text("".join(json.dumps(r) + "\n" for r in load_base(n_boot=1).responses[:200]))
+    bad = tmp_path / "bad_responses.jsonl"
+    bad.write_text(json.dumps({"item_id": "CURR-1", "arm": "A", "answer": "x",
+                               "http://127.0.0.1:9/x": 1, "www.evil.example": 2}) + "\n")
+    open_page(page, f"{server}/Personal_records")
+    uploader = page.locator(".st-key-pr_upload input[type='file']")
+    uploader.set_input_files(str(good))
+    wait_for_app_run(page)
+    expect(page.get_by_text("Scoring good_responses.jsonl")).to_be_visible(timeout=30_000)
+    uploader.set_input_files(str(bad))
+    wait_for_app_run(page)
+    error = page.get_by_test_id("stAlertContentError")
+    expect(error).to_have_count(1, timeout=30_000)
+    html = error.inner_html().lower()
+    assert "<a" not in html and "<img" not in html, html
+    expect(page.get_by_text("Scoring good_responses.jsonl")).to_be_visible()
