@@ -263,7 +263,9 @@ def test_serve_falls_back_to_a_temporary_store_and_removes_it(monkeypatch, tmp_p
     blocker = tmp_path / "data"
     blocker.write_text("a file where the data folder should be")
     monkeypatch.setenv("ARBITER_DB", str(blocker / "arbiter.duckdb"))
-    monkeypatch.delenv(serve.FALLBACK_ENV, raising=False)
+    # set (not deleted): monkeypatch restores only what it recorded, and a delenv of an
+    # absent variable records nothing, so serve's "1" leaked into later tests
+    monkeypatch.setenv(serve.FALLBACK_ENV, "0")
     real = config.TestbedConfig
     monkeypatch.setattr(config, "TestbedConfig",
                         lambda *a, **k: real(seeds=(7,), personas_per_difficulty=4))
