@@ -47,11 +47,16 @@ browser:  ## Debian's Chromium for the Playwright tests (Playwright's own downlo
 lint: test-deps
 	$(PY) -m ruff check .
 
+# pytest-xdist: one worker per core, a test module never split across workers (its
+# module-scoped stores and servers are built once); TEST_WORKERS=0 runs in one process
+TEST_WORKERS ?= 2
+XDIST := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+
 test: test-deps browser lint  ## install test dependencies and run every test
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(XDIST)
 
 test-fast: test-deps lint  ## lint and every test but the real-browser ones
-	$(PY) -m pytest -q -m "not browser"
+	$(PY) -m pytest -q $(XDIST) -m "not browser"
 
 bench: test-deps
 	$(PY) benchmarks/bench_testbed.py
