@@ -101,10 +101,13 @@ class FakeChat:
             self.max_inflight = max(self.max_inflight, self.inflight)
         try:
             time.sleep(self.delay)
-            self._reply(h, mode, body)
         finally:
+            # a request stops counting as in flight before its reply is sent: counted after,
+            # a client that read its reply and sent the next request could be seen twice
+            # (max_inflight 4 for a bound of 3 under load)
             with self._lock:
                 self.inflight -= 1
+        self._reply(h, mode, body)
 
     def _reply(self, h: BaseHTTPRequestHandler, mode: str, body: dict) -> None:
         msgs = body.get("messages", [])
