@@ -12,23 +12,19 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from scipy.special import expit, logit
 
 from core.calibration import pilot as P
 from core.calibration import pilot_walk as PW
 from core.calibration.deploy import CANDIDATE_LABELS, choose_map, pilot_platt
 from core.calibration.restore import monotone_repair
 from core.calibration.scenario import DEFAULT_SCENARIO, generate_scenario, transfer_config
+from tests.test_restore_pilot import _issue8_pilot
 
 
 def _stress(seed: int, *, n: int = 1500, k: int = 50):
-    """Issue 8's reproduction: 1,500 answers, 50 SRS pilot labels, 40 % of positives matched."""
-    rng = np.random.default_rng(seed)
-    c = expit(rng.normal(0.5, 1.2, n))
-    y = (rng.random(n) < expit(0.8 + 1.2 * logit(c))).astype(float)
-    z = y * (rng.random(n) < 0.4)
-    s = np.zeros(n, bool)
-    s[rng.choice(n, k, replace=False)] = True
+    """Issue 8's reproduction (``test_restore_pilot``'s): 1,500 answers, 50 SRS pilot labels,
+    40 % of positives matched; ``(c, y, z, pilot mask)``."""
+    c, y, z, s, _, _ = _issue8_pilot(seed, n=n, k=k)
     return c, y, z, s
 
 

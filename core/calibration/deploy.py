@@ -61,6 +61,7 @@ from core.calibration.restore import (
     CAUSE_WORDS,
     MonotoneMap,
     _cause,
+    _intercept_for_mean,
     design_variance,
     fit_monotone_batch,
     monotone_repair,
@@ -107,13 +108,7 @@ def pilot_platt(c, pilot_y, pilot_mask, rho, *, weights=None) -> MonotoneMap:
         return MonotoneMap(alpha=float(a[0]), gamma=float(g[0]), n_pilot=int(counts.sum()))
     floor = 1.0 / (float(counts.sum()) + 2.0)  # the repair's rule of succession
     goal = float(np.clip(v @ y, floor, 1 - floor))
-    alpha = np.log(goal) - np.log1p(-goal)
-    for _ in range(60):  # the intercept with Σ v σ(α + x) = goal (monotone in α)
-        p = expit(alpha + x)
-        step = float(np.clip((v @ p - goal) / max(v @ (p * (1 - p)), 1e-12), -5, 5))
-        alpha -= step
-        if abs(step) < 1e-12:
-            break
+    alpha = _intercept_for_mean(x, v[None, :], np.ones(1), np.array([goal]))[0]
     return MonotoneMap(alpha=float(alpha), gamma=1.0, n_pilot=int(counts.sum()),
                        converged=False,
                        reason=f"fallback: {CAUSE_WORDS[cause]}, so the rule's own confidence "

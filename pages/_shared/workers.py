@@ -217,17 +217,36 @@ def run_calls(calls: Mapping[str, Call]) -> dict[str, Any]:
     broke or was retired under it is submitted once more to a fresh pool, then computed in the
     script thread.
     """
+    if not calls:
+        return {}
+    out, lost = _attempt(calls)
+    if lost:  # once more on a fresh pool, then in the script thread
+        again, still = _attempt(lost)
+        out.update(again)
+        for name, call in still.items():
+            _LOG.warning("worker pool lost %s twice; computing in the script thread", name)
+            out[name] = call()
+    return out
+
+
+def _attempt(calls: Mapping[str, Call]) -> tuple[dict[str, Any], dict[str, Call]]:
+    """One submission to the current pool: ``(results, calls it lost)``.
+
+    Without a pool the calls run in the script thread. A call the pool lost (broken, or
+    retired under it) is returned for the caller to submit again; a call past
+    :data:`CALL_TIMEOUT` retires the pool and raises :class:`CallTimedOut`.
+    """
     pool = worker_pool(worker_count())
-    if pool is None or not calls:
-        return {name: call() for name, call in calls.items()}
+    if pool is None:
+        return {name: call() for name, call in calls.items()}, {}
     try:
         futures = _submit(pool, calls)
     except (BrokenProcessPool, RuntimeError) as exc:  # broken or shut down: start afresh
         _LOG.warning("worker pool unusable (%s); starting a fresh one", exc)
         worker_pool.clear()
-        futures = {}
+        return {}, dict(calls)
     out: dict[str, Any] = {}
-    retry: dict[str, Call] = {name: calls[name] for name in calls if name not in futures}
+    lost: dict[str, Call] = {}
     deadline = time.monotonic() + CALL_TIMEOUT
     for name, fut in futures.items():
         try:
@@ -240,38 +259,9 @@ def run_calls(calls: Mapping[str, Call]) -> dict[str, Any]:
             worker_pool.clear()
             raise CallTimedOut(name, CALL_TIMEOUT) from None
         except (BrokenProcessPool, CancelledError) as exc:  # not this call's own fault
-            _LOG.warning("worker pool lost %s (%s); submitting it again", name,
-                         type(exc).__name__)
-            retry[name] = calls[name]
-    if retry:
-        out.update(_run_again(retry))
-    return out
-
-
-def _run_again(calls: Mapping[str, Call]) -> dict[str, Any]:
-    """Calls whose pool went away: once more on a fresh pool, else in the script thread."""
-    pool = worker_pool(worker_count())
-    if pool is None:
-        return {name: call() for name, call in calls.items()}
-    try:
-        futures = _submit(pool, calls)
-    except (BrokenProcessPool, RuntimeError):
-        worker_pool.clear()
-        return {name: call() for name, call in calls.items()}
-    out: dict[str, Any] = {}
-    deadline = time.monotonic() + CALL_TIMEOUT
-    for name, fut in futures.items():
-        try:
-            out[name] = fut.result(timeout=max(deadline - time.monotonic(), 0.0))
-        except TimeoutError:
-            fut.cancel()
-            _retire(pool)
-            worker_pool.clear()
-            raise CallTimedOut(name, CALL_TIMEOUT) from None
-        except (BrokenProcessPool, CancelledError):
-            _LOG.warning("worker pool lost %s twice; computing in the script thread", name)
-            out[name] = calls[name]()
-    return out
+            _LOG.warning("worker pool lost %s (%s)", name, type(exc).__name__)
+            lost[name] = calls[name]
+    return out, lost
 
 
 def cached_calls(store: ResultStore,
