@@ -69,3 +69,24 @@ def browser_type_launch_args(browser_type_launch_args):
 
     return {**browser_type_launch_args, "executable_path": str(CHROMIUM),
             "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(autouse=True)
+def _no_frontend_crash(request):
+    """Fail a browser test whose page threw in the renderer, naming the error.
+
+    Streamlit's frontend reports a render failure ("'setIn' cannot be called on an
+    ElementNode", issue 20's blank page) as a console error beginning ``Error:`` and then
+    drops its websocket, so without this the test only times out waiting for a connection.
+    Resource errors ("Failed to load resource: … 404") are not crashes and are ignored.
+    """
+    if "page" not in request.fixturenames:
+        yield
+        return
+    page = request.getfixturevalue("page")
+    crashes: list[str] = []
+    page.on("console", lambda m: crashes.append(m.text.splitlines()[0])
+            if m.type == "error" and m.text.startswith("Error") else None)
+    page.on("pageerror", lambda exc: crashes.append(f"uncaught: {exc}"))
+    yield
+    assert not crashes, f"the page threw in the browser: {crashes[:3]}"

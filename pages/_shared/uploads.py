@@ -58,8 +58,20 @@ def keep_last_good(uploaded, *, key: str, load: Callable[[str, str, bytes], T], 
         ``st.error`` line. An empty uploader keeps the last good file (issue 20 point 1:
         replacing a file in a real browser first reruns the page with an empty uploader, which
         used to forget it); a note says so, and its "Forget it" button drops it.
+
+    Notes
+    -----
+    Every branch draws the same shape: one row of two columns, each holding at most one
+    element (the note or the refusal on the left, the button on the right). Replacing a file
+    starts two runs within milliseconds (empty uploader, then the new file); when the first
+    drew a row of columns where the second drew a bare ``st.error``, the first run's late
+    column deltas landed under the second run's element and the browser's renderer threw
+    ("'setIn' cannot be called on an ElementNode"), blanking the whole page (once in about
+    35 replacements on a loaded machine). With one shape, any interleaving of the two runs'
+    deltas lands on a node of the kind it expects.
     """
     slot, refused = f"{key}__last_good", f"{key}__refused"
+    note, side = st.columns([5, 1], vertical_alignment="center")
     if uploaded is None:
         st.session_state.pop(refused, None)
         last = st.session_state.get(slot)
@@ -70,11 +82,10 @@ def keep_last_good(uploaded, *, key: str, load: Callable[[str, str, bytes], T], 
         except ValueError:
             st.session_state.pop(slot, None)
             return None
-        note, forget = st.columns([5, 1], vertical_alignment="center")
         note.caption(escape_markdown(f"The uploader is empty: still showing the last good "
                                      f"file, {last[0]}."))
-        forget.button("Forget it", key=f"{key}__forget", icon=":material/delete:",
-                      on_click=st.session_state.pop, args=(slot, None))
+        side.button("Forget it", key=f"{key}__forget", icon=":material/delete:",
+                    on_click=st.session_state.pop, args=(slot, None))
         return kept, last[0], last[1]
     data = uploaded.getvalue()
     digest = hashlib.sha1(data).hexdigest()
@@ -99,8 +110,8 @@ def keep_last_good(uploaded, *, key: str, load: Callable[[str, str, bytes], T], 
             kept = load(last[1], last[0], b"")
         except ValueError:
             kept = None
-    note = (kept_note.format(name=last[0]) if kept is not None
+    text = (kept_note.format(name=last[0]) if kept is not None
             else expired_note if last is not None else none_note)
-    st.error(escape_markdown(f"This file was refused: {verdict[1]}.{note}"),
-             icon=":material/error:")
+    note.error(escape_markdown(f"This file was refused: {verdict[1]}.{text}"),
+               icon=":material/error:")
     return (kept, last[0], last[1]) if kept is not None else None
