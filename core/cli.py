@@ -713,7 +713,8 @@ def _cmd_faithfulness(args) -> int:
         print(f"paraphrased (rate {args.paraphrase:g} per kind, seed {args.paraphrase_seed}; "
               f"lines rewritten: {done}): {100 * robust.paraphrased.overall:.2f}% of "
               f"{robust.paraphrased.n} cells; of the misses {robust.null_misses} null (unread "
-              f"lines, {robust.unread_lines}) and {robust.wrong_misses} a wrong label")
+              f"lines, {robust.unread_lines}) and {robust.wrong_misses} a wrong label; "
+              f"{robust.partial_atoms} atoms read around their unread days")
     if released is not None:
         print(f"released GPT-5.4 atoms: {100 * released.overall:.2f}% of {released.n} cells "
               f"({released.n // 90} persona(s) with atoms)")

@@ -173,10 +173,13 @@ def noise_panel() -> None:
     profile = url_segmented(P_PROFILE, "Noise profile", where=n1, help=tip("Extraction noise"),
                             format_func={"uniform": "uniform ε",
                                          "paper": "GPT-5.4's error rates",
-                                         "gemini": "Gemini's (approx.)"}.get)
+                                         "gemini": "Gemini's (approx.)",
+                                         "paraphrase": "ours on reworded prose"}.get)
     eps = url_slider(P_EPS, "Flip rate ε", where=n2, format="%.2f",
                      disabled=profile != "uniform",
                      help="Share of the atoms flipped to another answer (uniform profile).")
+    if profile == "paraphrase":
+        st.caption(glue.paraphrase_profile_words())
     with store_guard(), st.spinner("Re-scoring every resolver…"):
         try:
             nv = glue.noise_of(*store, profile, float(eps))
@@ -185,8 +188,9 @@ def noise_panel() -> None:
                     f"{escape_markdown(public_message(exc))}. The default store "
                     "(`python -m core build`) has every split.", icon=":material/info:")
             return
-    st.caption(f"Every resolver was fitted on the clean atoms and now answers from the flipped "
-               f"extracted atoms (mixed mode, see the glossary). {nv.story}")
+    st.caption(f"Every resolver was fitted on the clean atoms and now answers from the "
+               f"extracted atoms with the profile's errors (mixed mode, see the glossary). "
+               f"{nv.story}")
     show_chart("ex_noise", (*store, profile, nv.eps), lambda: figures.noise_figure(nv),
                file_name=f"noise_{profile}")
     show_table(nv.board, key="ex_dl_noise", what="Noise board", fit=True)

@@ -114,6 +114,25 @@ def test_the_paper_profile_disables_the_slider(at):
     assert at.slider(key="ex_eps").disabled
 
 
+def test_the_paraphrase_profile_is_measured_and_said_in_words(at, core_con):
+    """Issue 19: the noise panel offers our extractor's measured profile on reworded prose,
+    says what it is, and the board is core's for that profile."""
+    from core.prose.paraphrase_profile import load_paraphrase_profile, profile_words
+
+    at.button_group(key="ex_profile").set_value("paraphrase").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.slider(key="ex_eps").disabled
+    words = profile_words(load_paraphrase_profile())
+    assert any(c.value == words for c in at.caption)
+    assert "Measured, not assumed" in words and "ε does not apply" in words
+    nv = noise_view(mixed_fit(core_con), profile="paraphrase", eps=0.1)
+    board = noise_board(at)
+    row = board[board["label"] == "DSNBF"].iloc[0]
+    assert row["accuracy_hat"] == pytest.approx(
+        round(nv.frame.set_index("method").loc["dsnbf", "accuracy_hat"], 1))
+    assert any(c.value.endswith(nv.story) for c in at.caption)
+
+
 @pytest.mark.parametrize("text", ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
                                   "**bold** [link](http://example.invalid)", "a & b < c"])
 def test_prose_lines_are_escaped_never_markup(text):

@@ -127,6 +127,8 @@ def test_faithfulness_with_a_paraphrase_reports_both_figures(tmp_path, capsys):
     assert para["paraphrased"] == pytest.approx(want.paraphrased.overall)
     assert para["round_trip"] == pytest.approx(data["ours"]["overall"])
     assert para["paraphrased"] < para["round_trip"]
+    assert para["unread"] == "day" and para["partial_atoms"] == want.partial_atoms > 0
+    assert f"{want.partial_atoms} atoms read around their unread days" in out
     rows = {r["source"]: r for r in data["by_source"]}
     assert set(rows["planner"]) >= {"ours", "paraphrased", "paper"}
     assert [r["paraphrased"] for r in data["by_source"]] == pytest.approx(

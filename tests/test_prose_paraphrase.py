@@ -11,6 +11,7 @@ from core.prose.paraphrase import KINDS, paraphrase, wording_robustness
 from core.prose.render import render
 from core.testbed.config import TestbedConfig
 from core.testbed.generate import generate
+from core.testbed.questions import QIDS, SOURCES
 from core.testbed.readout import readout
 
 
@@ -61,13 +62,13 @@ def test_the_authors_wording_costs_nothing(small):
     assert w.unread_lines == 0
 
 
-def test_unknown_wording_is_null_never_a_wrong_label(small):
-    """On prose worded otherwise the extractor loses cells, but each loss is a ⊥ it reports
-    (an unread line), never a confident wrong label."""
+def test_unknown_wording_under_the_whole_atom_rule_is_null_never_a_wrong_label(small):
+    """Under ``unread="atom"`` every loss on prose worded otherwise is a ⊥ the extractor
+    reports (an unread line), never a confident wrong label."""
     tb, r = small
-    w = wording_robustness(tb, rate=0.2, seed=0)
+    w = wording_robustness(tb, rate=0.2, seed=0, unread="atom")
     assert w.paraphrased.overall < w.round_trip.overall
-    assert w.wrong_misses == 0
+    assert w.wrong_misses == 0 and w.partial_atoms == 0
     assert w.null_misses == len(w.paraphrased.misses) > len(w.round_trip.misses)
     assert w.unread_lines > 0
     ids = list(r.persona_ids)
@@ -79,6 +80,29 @@ def test_unknown_wording_is_null_never_a_wrong_label(small):
     n = w.paraphrased.by_source["n"].to_numpy()
     assert np.average(w.by_source["paraphrased"], weights=n) == pytest.approx(
         w.paraphrased.overall)
+
+
+def test_under_the_unread_day_rule_every_wrong_label_was_read_from_fewer_days(small):
+    """The default rule reads an atom around its unread days: it keeps far more cells than
+    the whole-atom rule, and each wrong label it gives is an atom it lists as read from
+    fewer days (``unread_atoms``, ``null`` False), never an atom it read whole."""
+    tb, r = small
+    day = wording_robustness(tb, rate=0.2, seed=0)
+    whole = wording_robustness(tb, rate=0.2, seed=0, unread="atom")
+    assert day.unread == "day" and day.round_trip.overall == whole.round_trip.overall
+    assert day.paraphrased.overall > whole.paraphrased.overall + 0.3
+    assert day.partial_atoms > 0 and day.null_misses < whole.null_misses
+    ids = list(r.persona_ids)
+    para = paraphrase(r.texts, rate=0.2, rng=np.random.default_rng(0))
+    ex = extract(para.texts, persona_ids=ids)
+    mu = readout(tb)
+    wrong = (ex.atoms != mu) & (ex.atoms >= 0)
+    assert int(wrong.sum()) == day.wrong_misses > 0
+    partial = np.zeros_like(wrong)
+    u = ex.unread_atoms[~ex.unread_atoms["null"]]
+    partial[u["doc"].to_numpy(), [QIDS.index(q) for q in u["question_id"]],
+            [SOURCES.index(s) for s in u["source"]]] = True
+    assert not (wrong & ~partial).any()
 
 
 @pytest.mark.parametrize("rate,match", [
@@ -93,6 +117,6 @@ def test_bad_rates_are_refused(small, rate, match):
 def test_every_kind_alone_costs_cells_except_the_authors(small):
     tb, _ = small
     for kind in KINDS[1:]:
-        w = wording_robustness(tb, rate={kind: 0.3}, seed=0)
+        w = wording_robustness(tb, rate={kind: 0.3}, seed=0, unread="atom")
         assert w.paraphrased.overall < w.round_trip.overall, kind
         assert w.wrong_misses == 0, kind

@@ -20,11 +20,16 @@ Invariants (tested)
 * :func:`atom_lines` is the one selection rule behind :meth:`Extraction.spans`, and it works
   on any frame of sentence rows, also the store's ``render_lines`` table.
 * Honest about what it cannot read (issue 19): a line that matches no template, or starts
-  like one but does not match it, or whose clauses are not all understood, is **unread**; every
-  atom that reads a field such a line may state (the fields of the templates it starts like,
-  else every field of its section, on its day) is ⊥, and :attr:`Extraction.unread_atoms` says
-  why. An unread line never turns into a default value. Silence (a day without a line for a
-  field) is not unread: it reads as the silent source it is, as in the release.
+  like one but does not match it, or whose clauses are not all understood, is **unread**, and
+  never turns into a default value. For every atom that reads a field such a line may state
+  (the fields of the templates it starts like, else every field of its section, on its day),
+  the line's day is a **missing day**: the atom is read from its other days
+  (:mod:`core.prose.partial`, the way a rule reads around a day its source dropped) and is ⊥
+  when no day of its window is left; an undated unread line (the profile's) makes it ⊥.
+  :attr:`Extraction.unread_atoms` lists every such atom, its count of unread days and why.
+  ``unread="atom"`` keeps the earlier rule (any unread line makes the whole atom ⊥). Silence (a
+  day without a line for a field) is not unread: it reads as the silent source it is, as in
+  the release.
 * It reads the authors' released wording as well as ours: "has a flexible approach to
   after-hours work", ", worked on weekend", ". Was supporting someone else", "Home-cooked food
   not prioritized", "No specific plans recorded", "No records for this date", "No device records
@@ -47,10 +52,11 @@ from ..testbed.questions import QIDS, QUESTIONS, SOURCES
 from ..testbed.readout import readout
 from ..testbed.schema import Testbed, blank_testbed
 from ..testbed.vocab import DATES, EXERCISE_TYPES, N_DAYS, SOCIAL_ACTIVITIES
+from .partial import partial_atom
 from .render import NO_SIGNALS, SECTIONS, UNAVAILABLE, UNNAMED
 
-__all__ = ["INFORMATIVE", "READS", "Extraction", "atom_lines", "atom_window", "extract",
-           "template_fields", "template_of"]
+__all__ = ["INFORMATIVE", "READS", "UNREAD_RULES", "Extraction", "atom_lines", "atom_window",
+           "extract", "template_fields", "template_of"]
 
 PRO, PLA, SLF, OBJ, DEV = range(5)
 _LAYER = ("profile", "planner", "self_report", "objective", "device")
@@ -60,6 +66,8 @@ INFORMATIVE = np.array([[s in q.informative for s in SOURCES] for q in QUESTIONS
 INFORMATIVE.setflags(write=False)
 
 _DAY = {d: i + 1 for i, d in enumerate(DATES)}
+#: what an unread dated line costs an atom (:func:`extract`'s ``unread``)
+UNREAD_RULES = ("day", "atom")
 _ALL_DAYS = (1, N_DAYS)
 
 
@@ -407,9 +415,11 @@ class Extraction:
     unread : one row per line the extractor could not read: ``doc, persona_id, section,
         day_index, start, end, text, reason`` (the reason says whether the line starts like a
         known sentence).
-    unread_atoms : one row per atom set to ⊥ because a line it may read was unread:
-        ``doc, persona_id, question_id, source, reason`` (the reason quotes the first such
-        line and its day).
+    unread_atoms : one row per atom a line it may read was unread: ``doc, persona_id,
+        question_id, source, unread_days`` (days of the month with such a line), ``null``
+        (the atom is ⊥: an undated line, no day of its window left, or ``unread="atom"``;
+        else it was read from its other days) and ``reason`` (quoting the first such line
+        and its day, and what became of the atom).
     """
 
     persona_ids: tuple[str, ...]
@@ -504,7 +514,8 @@ def _locate(texts: list[str]):
     return lines, persona, section, day, offset
 
 
-def extract(texts: Sequence[str], *, persona_ids: Sequence[str]) -> Extraction:
+def extract(texts: Sequence[str], *, persona_ids: Sequence[str],
+            unread: str = "day") -> Extraction:
     """Extract μ̂ from NL memory documents (seed 000 §8.6 stages 5–6, deterministic).
 
     Parameters
@@ -512,6 +523,12 @@ def extract(texts: Sequence[str], *, persona_ids: Sequence[str]) -> Extraction:
     texts : one document per persona (the layout of :func:`core.prose.render.render`).
     persona_ids : the persona of each document (the release names files by persona id; ids
         may repeat across seeds).
+    unread : what an unread dated line costs an atom that may read it (:data:`UNREAD_RULES`):
+        ``"day"`` (the default) — its day is a missing day and the atom is read from the other
+        days of its window (:mod:`core.prose.partial`), ⊥ when no day of the window is read;
+        ``"atom"`` — the whole atom is ⊥ (the rule before the unread-day decision of issue 19).
+        An undated unread line (the profile's, or one above a section's first day) always
+        makes the atom ⊥.
 
     Returns
     -------
@@ -519,6 +536,8 @@ def extract(texts: Sequence[str], *, persona_ids: Sequence[str]) -> Extraction:
         Atoms on the informative cells of spec §2.4, the source arrays read back and the
         sentence frame (invariants in the module docstring).
     """
+    if unread not in UNREAD_RULES:
+        raise ValueError(f"unread must be one of {', '.join(UNREAD_RULES)}, got {unread!r}")
     texts = [t if t.endswith("\n") else t + "\n" for t in texts]
     ids = tuple(str(p) for p in persona_ids)
     if len(ids) != len(texts):
@@ -567,13 +586,19 @@ def extract(texts: Sequence[str], *, persona_ids: Sequence[str]) -> Extraction:
             rows.append((hit, sec, field, col))
     atoms = readout(tb)
     atoms[:, ~INFORMATIVE] = -1
-    unread, unread_atoms = _unread(ids, atoms, lines, read, persona, section, day, offset)
+    unread, unread_atoms = _unread(ids, atoms, lines, read, persona, section, day, offset,
+                                   tb=tb if unread == "day" else None)
     return Extraction(ids, atoms, tb, _frames(ids, rows, lines, persona, day, offset), unread,
                       unread_atoms)
 
 
-def _unread(ids, atoms, lines, read, persona, section, day, offset):
-    """Find the lines nothing read and set to ⊥ every atom that may read them (in place)."""
+def _unread(ids, atoms, lines, read, persona, section, day, offset, *, tb=None):
+    """Find the lines nothing read and change every atom that may read them (in place).
+
+    With ``tb`` (the read-back sources) an atom whose unread lines are all dated is read again
+    from its other days (:func:`core.prose.partial.partial_atom`), and is ⊥ only when no day
+    of its window is left; without it, or with an undated unread line, the atom is ⊥.
+    """
     cand = np.flatnonzero(~read & (section >= 0))
     keep = [i for i in cand.tolist()
             if lines[i].strip() and not lines[i].startswith("#")
@@ -596,9 +621,11 @@ def _unread(ids, atoms, lines, read, persona, section, day, offset):
         "text": [r[4] for r in rows],
         "reason": [r[5] for r in rows],
     })
-    out = {"doc": [], "question_id": [], "source": [], "reason": []}
+    out = {"doc": [], "question_id": [], "source": [], "unread_days": [], "null": [],
+           "reason": []}
     if rows:
         line_of = np.array([r for r, _ in fields_rows], dtype=np.int64)
+        line_day = np.array([r[2] for r in rows], dtype=np.int64)
         by_field = pd.DataFrame({
             "section": unread["section"].to_numpy()[line_of],
             "day_index": unread["day_index"].to_numpy()[line_of],
@@ -609,24 +636,60 @@ def _unread(ids, atoms, lines, read, persona, section, day, offset):
                 if not INFORMATIVE[q, s_]:
                     continue
                 hit = line_of[atom_lines(by_field, qid, src)]
-                if not hit.size:
-                    continue
-                first = pd.Series(hit).groupby(doc[hit]).min()  # lines are in document order
-                atoms[first.index.to_numpy(), q, s_] = -1
-                for d, li in zip(first.index.tolist(), first.tolist(), strict=True):
-                    r = rows[li]
-                    when = "the profile" if r[2] == 0 else f"{SECTIONS[r[1]]}, {DATES[r[2] - 1]}"
-                    out["doc"].append(d)
-                    out["question_id"].append(qid)
-                    out["source"].append(src)
-                    out["reason"].append(f"unread line ({when}): {r[4]!r} {r[5]}")
+                if hit.size:
+                    _unread_cell(out, atoms, rows, doc, line_day, hit, q, s_, tb)
     odoc = np.array(out["doc"], dtype=np.int32)
     unread_atoms = pd.DataFrame({
         "doc": odoc,
         "persona_id": pd.Categorical([ids[d] for d in odoc.tolist()], categories=cats),
-        "question_id": out["question_id"], "source": out["source"], "reason": out["reason"],
+        "question_id": out["question_id"], "source": out["source"],
+        "unread_days": np.array(out["unread_days"], dtype=np.int16),
+        "null": np.array(out["null"], dtype=bool), "reason": out["reason"],
     }).sort_values(["doc", "question_id", "source"], kind="stable").reset_index(drop=True)
     return unread, unread_atoms
+
+
+def _unread_cell(out, atoms, rows, doc, line_day, hit, q, s_, tb):
+    """The atoms ``(q, s_)`` behind the unread lines ``hit``: ⊥, or read from the other days
+    (:func:`_unread`); one row of ``out`` per atom, the first such line quoted."""
+    qid, src = QIDS[q], SOURCES[s_]
+    frame = pd.DataFrame({"doc": doc[hit], "line": hit, "day": line_day[hit]})
+    per_doc = frame.groupby("doc", sort=True)
+    first = per_doc["line"].min()  # lines are in document order
+    docs = first.index.to_numpy()
+    undated = per_doc["day"].min().to_numpy() == 0
+    keep = np.ones((len(docs), N_DAYS), dtype=bool)
+    dated = frame[frame["day"] > 0]
+    keep[np.searchsorted(docs, dated["doc"].to_numpy()), dated["day"].to_numpy() - 1] = False
+    n_unread = (~keep).sum(1)
+    whole = undated if tb is not None else np.ones(len(docs), dtype=bool)
+    none = np.zeros(len(docs), dtype=bool)  # no day of the atom's own window was read
+    if not whole.all():
+        again = docs[~whole]
+        got = partial_atom(tb.subset(again), qid, s_, keep[~whole])
+        if s_ != PRO:  # a profile atom reads no day: nothing to check
+            lo, hi = atom_window(qid, s_)
+            none[~whole] = ~keep[~whole, lo - 1:hi].any(1)
+            got = np.where(none[~whole], np.int8(-1), got)
+        atoms[again, q, s_] = got
+    atoms[docs[whole], q, s_] = -1
+    null = atoms[docs, q, s_] < 0
+    for d, li, k, nul, wh, no in zip(docs.tolist(), first.tolist(), n_unread.tolist(),
+                                     null.tolist(), whole.tolist(), none.tolist(), strict=True):
+        r = rows[li]
+        when = "the profile" if r[2] == 0 else f"{SECTIONS[r[1]]}, {DATES[r[2] - 1]}"
+        why = f"unread line ({when}): {r[4]!r} {r[5]}"
+        if not wh:
+            days = f"{k} unread day{'s' if k != 1 else ''}"
+            why += (f"; no day of its window could be read ({days})" if no else
+                    f"; read from the other days ({days} left out), which leave it empty"
+                    if nul else f"; read from the other days ({days} left out)")
+        out["doc"].append(d)
+        out["question_id"].append(qid)
+        out["source"].append(src)
+        out["unread_days"].append(k)
+        out["null"].append(nul)
+        out["reason"].append(why)
 
 
 def _silent_defaults(tb: Testbed) -> None:

@@ -14,9 +14,12 @@ this?") or μ* (``"readout"``: Table 22's experiment). Both views draw the same 
 for the same arguments, so the board's accuracies are the 2 × 2's cells.
 
 Profiles: ``"uniform"`` flips every non-null atom with probability ``eps``; ``"paper"`` flips
-at the paper's GPT-5.4 error rate of each source (seed 000 §8.8, 3.7–13.5 %) and ``"gemini"``
-at those rates plus Gemini 3.1 Pro's per-question gaps (§12.6, :meth:`NoiseProfile.gemini`);
-both **ignore eps** (the view's ``eps`` is then the profile's mean cell rate). Accuracies are
+at the paper's GPT-5.4 error rate of each source (seed 000 §8.8, 3.7–13.5 %), ``"gemini"``
+at those rates plus Gemini 3.1 Pro's per-question gaps (§12.6, :meth:`NoiseProfile.gemini`)
+and ``"paraphrase"`` at our extractor's measured per-cell rates on reworded prose, wrong
+labels as flips and empty atoms as drops to ⊥ (issue 19, :meth:`NoiseProfile.paraphrase`);
+all three **ignore eps** (the view's ``eps`` is then the profile's mean cell error rate,
+flips and drops together). Accuracies are
 pooled forced macro accuracies over the test clusters of every seed (%), as in the 2 × 2.
 
 Invariants (``tests/test_prose_views.py``): at ``eps = 0`` the noisy column equals the clean
@@ -48,7 +51,7 @@ __all__ = ["BASES", "MIXED_METHODS", "PROFILES", "FactorialView", "MixedFit", "N
 #: the methods :func:`mixed_fit` fits by default (Table 22's columns, SSB and Dawid–Skene)
 MIXED_METHODS = ("majority_class", "ssb", "majority_vote", "bcf", "abf", "nbf", "dsnbf",
                  "dawid_skene")
-PROFILES = ("uniform", "paper", "gemini")
+PROFILES = ("uniform", "paper", "gemini", "paraphrase")
 BASES = ("extracted", "readout")
 _INPUT_WORDS = {"extracted": "the extracted atoms μ̂", "readout": "the direct readout μ*"}
 
@@ -185,8 +188,9 @@ class NoiseView:
 
     Attributes
     ----------
-    profile, eps, base, seed : the noise (``eps`` is the mean cell rate of the ``"paper"``
-        profile, which ignores the requested one) and its input (:data:`BASES`).
+    profile, eps, base, seed : the noise (``eps`` is the mean cell error rate of a profile
+        other than ``"uniform"``, which ignores the requested one) and its input
+        (:data:`BASES`).
     board : the table a reader compares; frame: ``method, label, accuracy_star,
         accuracy_hat, change`` (%, pp; change = noisy − μ*).
     best : label of the best method on the noisy input; story : one plain sentence.
@@ -218,17 +222,20 @@ def _noise_story(frame: pd.DataFrame, *, profile: str, eps: float, base: str,
     how = {"uniform": f"each atom with probability {eps:.2f}",
            "paper": "at the GPT-5.4 extractor's error rate of each source",
            "gemini": "at the Gemini extractor's approximate error rate of each question and "
-                     "source"}[profile]
+                     "source",
+           "paraphrase": "at the rates our extractor erred on reworded prose, cell by "
+                         "cell"}[profile]
+    verb = "Flipping or emptying atoms" if profile == "paraphrase" else "Flipping"
     fused = frame[~frame["method"].isin(["majority_class", "random"])]
     if "majority_class" in set(frame["method"]) and len(fused):
         mc = float(frame.loc[frame["method"] == "majority_class", "accuracy_hat"].iloc[0])
         gap = float((fused["accuracy_hat"] - mc).abs().max())
         if gap < 5:
-            return (f"Flipping {how} ({100 * flip_rate:.1f} % of the atoms) leaves every method "
+            return (f"{verb} {how} ({100 * flip_rate:.1f} % of the atoms) leaves every method "
                     f"that reads the atoms within {gap:.1f} pp of Majority Class, which ignores "
                     f"them: {best}.")
     worst = frame.loc[frame["change"].idxmin()]
-    return (f"Flipping {how} ({100 * flip_rate:.1f} % of the atoms) costs "
+    return (f"{verb} {how} ({100 * flip_rate:.1f} % of the atoms) costs "
             f"{_short(worst['label'])} the most ({-worst['change']:.1f} pp); {best}.")
 
 
@@ -252,7 +259,7 @@ def noise_view(fit: MixedFit, *, profile: str, eps: float, seed: int = 0,
     n_atoms = int(sum(int((b >= 0).sum()) for b in bases))
     n_flipped = int(sum(int((b != x).sum()) for b, x in zip(bases, noisy, strict=True)))
     rate = n_flipped / n_atoms if n_atoms else 0.0
-    e = float(eps) if profile == "uniform" else float(_profile(profile, eps).rates.mean())
+    e = float(eps) if profile == "uniform" else _profile(profile, eps).mean_error
     board = table(frame, {"label": "method", "accuracy_star": "on μ* %",
                           "accuracy_hat": "on noisy input %", "change": "change pp"},
                   stem=f"noise_{profile}_{e:g}_{base}_{seed}", formats={"change": "{:+.1f}"})
@@ -393,5 +400,5 @@ def factorial_view(fit: MixedFit, *, a: str, b: str, profile: str, eps: float, s
     reach = np.concatenate([reachable(r.atoms, r.gt) for r in fit.star])
     d = factorial(a_star, b_star, a_hat, b_hat, rng=np.random.default_rng(int(boot_seed)),
                   n_boot=n_boot, reach=reach, a=a, b=b)
-    e = float(eps) if profile == "uniform" else float(_profile(profile, eps).rates.mean())
+    e = float(eps) if profile == "uniform" else _profile(profile, eps).mean_error
     return factorial_view_of(d, profile=profile, eps=e, base=base, seed=int(seed))

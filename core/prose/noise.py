@@ -15,11 +15,18 @@ edge labels are never flipped). Profiles:
   (:data:`core.evaluation.paper.PAPER_EXTRACTION`), the same rate for every question of a
   source;
 * :meth:`NoiseProfile.gemini` — an approximation of the Gemini 3.1 Pro extractor (§12.6):
-  the GPT-5.4 rates plus Gemini's per-question gaps as the paper states them in words.
+  the GPT-5.4 rates plus Gemini's per-question gaps as the paper states them in words;
+* :meth:`NoiseProfile.paraphrase` — measured: our extractor's errors on our prose reworded by
+  the paraphraser (:mod:`core.prose.paraphrase`), per cell, from the shipped
+  ``data/prose/paraphrase_profile.json`` (:mod:`core.prose.paraphrase_profile`). It has both
+  kinds of error: wrong labels (flips) and atoms left empty (``drops``, an atom turned ⊥).
 
-Limits: a flip never turns an atom into ⊥ or ⊥ into an atom, so a profile reproduces how
-often an extractor is wrong, not which kind of wrong (§12.6: Gemini's errors are mostly
-false ⊥). Randomness comes only from the caller's ``numpy.random.Generator``.
+Limits: a flip never turns an atom into ⊥ or ⊥ into an atom, and only a profile with
+``drops`` empties atoms, so the other profiles reproduce how often an extractor is wrong, not
+which kind of wrong (§12.6: Gemini's errors are mostly false ⊥). A flip moves an ordinal
+label one rank and never moves an edge label, so a measured wrong-label rate is applied to
+the atoms a flip can move. Randomness comes only from the caller's
+``numpy.random.Generator``.
 """
 
 from __future__ import annotations
@@ -40,25 +47,41 @@ _SHAPE = (len(QIDS), len(SOURCES))
 
 @dataclass(frozen=True)
 class NoiseProfile:
-    """Flip probabilities per (question, source): ``rates`` is ``(18, 5)`` in [0, 1]."""
+    """Error probabilities per (question, source), each ``(18, 5)`` in [0, 1].
+
+    ``rates`` flips an atom to another label; ``drops`` (default none) empties it (⊥). A
+    cell's ``rates + drops`` is at most 1.
+    """
 
     name: str
     rates: np.ndarray
+    drops: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        r = np.array(self.rates, dtype=float)
-        if r.shape != _SHAPE:
-            raise ValueError(f"rates must have shape {_SHAPE}, got {r.shape}")
-        if not np.all(np.isfinite(r)) or r.min() < 0 or r.max() > 1:
-            raise ValueError(f"rates must be finite and in [0, 1], got [{r.min()}, {r.max()}]")
-        r.setflags(write=False)
-        object.__setattr__(self, "rates", r)
+        for what in ("rates", "drops"):
+            given = getattr(self, what)
+            r = np.array(np.zeros(_SHAPE) if given is None else given, dtype=float)
+            if r.shape != _SHAPE:
+                raise ValueError(f"{what} must have shape {_SHAPE}, got {r.shape}")
+            if not np.all(np.isfinite(r)) or r.min() < 0 or r.max() > 1:
+                raise ValueError(f"{what} must be finite and in [0, 1], got [{r.min()}, "
+                                 f"{r.max()}]")
+            r.setflags(write=False)
+            object.__setattr__(self, what, r)
+        total = self.rates + self.drops
+        if total.max() > 1 + 1e-12:
+            raise ValueError(f"rates + drops must be at most 1 in every cell, got {total.max()}")
+
+    @property
+    def mean_error(self) -> float:
+        """The mean over the 90 cells of ``rates + drops``."""
+        return float((self.rates + self.drops).mean())
 
     @property
     def uniform_eps(self) -> float | None:
         """The common rate when every cell has the same one, else ``None``."""
         first = float(self.rates.flat[0])
-        return first if np.all(self.rates == first) else None
+        return first if np.all(self.rates == first) and not self.drops.any() else None
 
     @classmethod
     def uniform(cls, eps: float) -> NoiseProfile:
@@ -87,6 +110,20 @@ class NoiseProfile:
         return cls("gemini", np.clip(rates, 0.0, 1.0))
 
     @classmethod
+    def paraphrase(cls, path=None) -> NoiseProfile:
+        """Our extractor's measured errors on reworded prose (module docstring): per cell, the
+        share of the round trip's atoms that the paraphrase turned into another label
+        (``rates``) and into ⊥ (``drops``), from the shipped file
+        (:func:`core.prose.paraphrase_profile.load_paraphrase_profile`; seed 000 §8.8's
+        faithfulness, measured on the paraphrase of issue 19). ``ValueError`` for a missing or
+        malformed file.
+        """
+        from .paraphrase_profile import load_paraphrase_profile, profile_rates
+
+        flips, drops = profile_rates(load_paraphrase_profile(path))
+        return cls("paraphrase", flips, drops)
+
+    @classmethod
     def paper(cls) -> NoiseProfile:
         """The GPT-5.4 extractor's error rate by source (seed 000 §8.8), for every question."""
         by_source = PAPER_EXTRACTION["by_source"]
@@ -100,7 +137,9 @@ def apply_noise(atoms: np.ndarray, profile: NoiseProfile, rng: np.random.Generat
 
     A uniform profile calls ``flip_atoms(atoms, eps, rng)`` itself; otherwise every eligible
     atom is flipped in a candidate copy (``flip_atoms(atoms, 1, rng)``) and kept where an
-    independent uniform draw falls below its cell's rate. The input is not changed.
+    independent uniform draw ``u`` falls below its cell's rate; with ``drops``, a non-null atom
+    whose ``u`` lies in ``[rate, rate + drop)`` becomes ⊥ (the same draws as without drops, so a
+    profile without drops gives what it gave before). The input is not changed.
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -112,12 +151,17 @@ def apply_noise(atoms: np.ndarray, profile: NoiseProfile, rng: np.random.Generat
     if eps is not None:
         return flip_atoms(atoms, eps, rng)
     candidate = flip_atoms(atoms, 1.0, rng)
-    keep = rng.random(atoms.shape) < profile.rates[None]
-    return np.where(keep, candidate, atoms).astype(np.int8)
+    u = rng.random(atoms.shape)
+    flipped = u < profile.rates[None]
+    out = np.where(flipped, candidate, atoms).astype(np.int8)
+    if profile.drops.any():
+        out[~flipped & (u < (profile.rates + profile.drops)[None]) & (atoms >= 0)] = -1
+    return out
 
 
 def parse_profile(text: str, *, measured: Faithfulness | None = None) -> NoiseProfile:
-    """A profile from its name: ``uniform:EPS``, ``paper``, ``gemini`` or ``measured``.
+    """A profile from its name: ``uniform:EPS``, ``paper``, ``gemini``, ``paraphrase`` or
+    ``measured``.
 
     ``measured`` needs the table to build it from. Raises ``ValueError`` naming the text.
     """
@@ -134,9 +178,11 @@ def parse_profile(text: str, *, measured: Faithfulness | None = None) -> NoisePr
         return NoiseProfile.paper()
     if kind == "gemini" and not arg:
         return NoiseProfile.gemini()
+    if kind == "paraphrase" and not arg:
+        return NoiseProfile.paraphrase()
     if kind == "measured" and not arg:
         if measured is None:
             raise ValueError("the measured profile needs a faithfulness table")
         return NoiseProfile.from_faithfulness(measured)
-    raise ValueError(f"unknown noise profile {text!r} (expected uniform:EPS, paper, gemini or "
-                     "measured)")
+    raise ValueError(f"unknown noise profile {text!r} (expected uniform:EPS, paper, gemini, "
+                     "paraphrase or measured)")

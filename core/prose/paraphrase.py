@@ -73,6 +73,11 @@ def _h_min(m: re.Match) -> str:
     return f"{whole} h {mins:02d} min"
 
 
+def _reversed(head: str, sep: str) -> Callable[[re.Match], str]:
+    """A rewrite listing the items of ``head<items>.`` (joined by ``sep``) in reverse order."""
+    return lambda m: head + sep.join(reversed(m[1].split(sep))) + "."
+
+
 _CLOCK = r"\b(\d\d):(\d\d)\b"
 _HOURS = r"\b(\d+\.\d+) hours\b"
 
@@ -93,10 +98,8 @@ _RULES: dict[str, tuple[_Rule, ...]] = {
         _r(PLA, r"^- Work capped at ([\d.]+) hours, finish by (\d\d:\d\d)\.$",
            r"- Finish work by \2, capped at \1 hours."),
         _r(OBJ, r"^- Timesheet: ([^,]+), ([^,.]+)\.$", r"- Timesheet: \2, \1."),
-        _r(OBJ, r"^- Payments: (.+, .+)\.$",
-           lambda m: "- Payments: " + ", ".join(reversed(m[1].split(", "))) + "."),
-        _r(OBJ, r"^- Calendar: (.+; .+)\.$",
-           lambda m: "- Calendar: " + "; ".join(reversed(m[1].split("; "))) + "."),
+        _r(OBJ, r"^- Payments: (.+, .+)\.$", _reversed("- Payments: ", ", ")),
+        _r(OBJ, r"^- Calendar: (.+; .+)\.$", _reversed("- Calendar: ", "; ")),
         _r(DEV, r"^- Activity: (\d+ active minutes), ((?:no )?workout detected)\.$",
            r"- Activity: \2, \1."),
         _r(PRO, r"^Traits: (.+); ((?:maintains|is flexible)[^;]+)\.$", r"Traits: \2; \1."),
@@ -218,9 +221,13 @@ class WordingRobustness:
         ``paper`` (the paper's GPT-5.4 rate where it reports one, else NaN), fractions.
     rewrites : :attr:`Paraphrased.rewrites`.
     unread_lines : lines of the paraphrased prose the extractor could not read.
+    partial_atoms : atoms of the paraphrased prose read from fewer days than their window
+        because some of their days were unread (the ``"day"`` rule; 0 under ``"atom"``).
     null_misses, wrong_misses : misses on the paraphrased prose where μ̂ is ⊥ (the extractor
-        said it could not read) and where μ̂ is a label other than μ* (a confident error).
-    rate, seed, cells : the parameters.
+        said it could not read) and where μ̂ is a label other than μ* (a confident error; under
+        the ``"day"`` rule, an atom read from fewer days can land on another label).
+    rate, seed, cells, unread : the parameters (``unread``: one of
+        :data:`core.prose.extract.UNREAD_RULES`).
     """
 
     round_trip: Faithfulness
@@ -229,17 +236,20 @@ class WordingRobustness:
     by_question: pd.DataFrame
     rewrites: pd.DataFrame
     unread_lines: int
+    partial_atoms: int
     null_misses: int
     wrong_misses: int
     rate: dict[str, float]
     seed: int
     cells: str
+    unread: str = "day"
 
     def to_dict(self) -> dict:
         """Plain form for JSON (rates as fractions)."""
         return {"rate": self.rate, "seed": self.seed, "cells": self.cells,
-                "round_trip": self.round_trip.overall, "paraphrased": self.paraphrased.overall,
-                "n": self.paraphrased.n, "unread_lines": self.unread_lines,
+                "unread": self.unread, "round_trip": self.round_trip.overall,
+                "paraphrased": self.paraphrased.overall, "n": self.paraphrased.n,
+                "unread_lines": self.unread_lines, "partial_atoms": self.partial_atoms,
                 "null_misses": self.null_misses, "wrong_misses": self.wrong_misses,
                 "rewrites": self.rewrites.to_dict(orient="records"),
                 "by_source": self.by_source.to_dict(orient="records"),
@@ -247,8 +257,8 @@ class WordingRobustness:
 
 
 def wording_robustness(tb: Testbed, *, rate: float | Mapping[str, float], seed: int = 0,
-                       cells: str = "all", activity_names: np.ndarray | None = None
-                       ) -> WordingRobustness:
+                       cells: str = "all", activity_names: np.ndarray | None = None,
+                       unread: str = "day") -> WordingRobustness:
     """Faithfulness of the extractor on our render and on a seeded paraphrase of it.
 
     Parameters
@@ -259,6 +269,7 @@ def wording_robustness(tb: Testbed, *, rate: float | Mapping[str, float], seed: 
     cells : the faithfulness denominator (:data:`core.prose.faithfulness.CELLS`; seed 000 §8.8
         counts ``"all"``, as the paper's 93.08 % does).
     activity_names : passed to :func:`core.prose.render.render` (an imported release).
+    unread : the extractor's rule for an unread dated line (:func:`core.prose.extract.extract`).
 
     Returns
     -------
@@ -268,17 +279,18 @@ def wording_robustness(tb: Testbed, *, rate: float | Mapping[str, float], seed: 
     """
     r = render(tb, activity_names=activity_names)
     return wording_robustness_of(r.texts, readout(tb), persona_ids=r.persona_ids, rate=rate,
-                                 seed=seed, cells=cells)
+                                 seed=seed, cells=cells, unread=unread)
 
 
 def wording_robustness_of(texts: Sequence[str], mu_star: np.ndarray, *,
                           persona_ids: Sequence[str], rate: float | Mapping[str, float],
-                          seed: int = 0, cells: str = "all") -> WordingRobustness:
+                          seed: int = 0, cells: str = "all", unread: str = "day"
+                          ) -> WordingRobustness:
     """:func:`wording_robustness` on given documents (a store's renders) and their μ*.
 
     ``mu_star`` is the ``(P, 18, 5)`` direct readout of the documents' personas, in order.
-    ``ValueError`` for an unknown ``cells``, a bad rate, or documents and atoms that differ in
-    number.
+    ``ValueError`` for an unknown ``cells`` or ``unread``, a bad rate, or documents and atoms
+    that differ in number.
     """
     if cells not in CELLS:
         raise ValueError(f"cells must be one of {', '.join(CELLS)}, got {cells!r}")
@@ -288,18 +300,25 @@ def wording_robustness_of(texts: Sequence[str], mu_star: np.ndarray, *,
         raise ValueError(f"{len(texts)} documents, {len(ids)} persona ids and {len(mu)} atom "
                          "rows: they must be aligned")
     para = paraphrase(texts, rate=rate, rng=np.random.default_rng(seed))
-    ours = faithfulness(extract(texts, persona_ids=ids).atoms, mu, persona_ids=ids, cells=cells)
-    ex = extract(para.texts, persona_ids=ids)
+    ours = faithfulness(extract(texts, persona_ids=ids, unread=unread).atoms, mu,
+                        persona_ids=ids, cells=cells)
+    ex = extract(para.texts, persona_ids=ids, unread=unread)
     theirs = faithfulness(ex.atoms, mu, persona_ids=ids, cells=cells)
-    by_source = pd.DataFrame({
-        "source": list(SOURCES), "round_trip": ours.by_source["rate"].to_numpy(),
-        "paraphrased": theirs.by_source["rate"].to_numpy(),
-        "paper": [PAPER_EXTRACTION["by_source"][s] / 100 for s in SOURCES]})
-    by_question = pd.DataFrame({
-        "question_id": list(QIDS), "round_trip": ours.by_question["rate"].to_numpy(),
-        "paraphrased": theirs.by_question["rate"].to_numpy(),
-        "paper": [PAPER_EXTRACTION["by_question"].get(q, np.nan) / 100 for q in QIDS]})
     null = int(theirs.misses["mu_hat"].isna().sum())
-    return WordingRobustness(ours, theirs, by_source, by_question, para.rewrites,
-                             len(ex.unread), null, len(theirs.misses) - null, para.rates,
-                             int(seed), cells)
+    return WordingRobustness(
+        ours, theirs, _side_by_side("source", SOURCES, ours, theirs),
+        _side_by_side("question_id", QIDS, ours, theirs), para.rewrites, len(ex.unread),
+        int((~ex.unread_atoms["null"]).sum()), null, len(theirs.misses) - null, para.rates,
+        int(seed), cells, unread)
+
+
+def _side_by_side(key: str, names: Sequence[str], ours: Faithfulness,
+                  theirs: Faithfulness) -> pd.DataFrame:
+    """``key``, round trip, paraphrased and the paper's GPT-5.4 rate (NaN where it reports
+    none) of each source or question, as fractions."""
+    paper = PAPER_EXTRACTION["by_source" if key == "source" else "by_question"]
+    table = "by_source" if key == "source" else "by_question"
+    return pd.DataFrame({
+        key: list(names), "round_trip": getattr(ours, table)["rate"].to_numpy(),
+        "paraphrased": getattr(theirs, table)["rate"].to_numpy(),
+        "paper": [paper.get(x, np.nan) / 100 for x in names]})

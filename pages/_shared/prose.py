@@ -21,6 +21,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from core.figures.palette import HUES, translucent
+from core.prose.paraphrase_profile import load_paraphrase_profile, profile_words
 from core.prose.views import (
     FactorialView,
     FaithfulnessView,
@@ -45,8 +46,8 @@ from .store import get_connection
 from .ui import download_table, table_height
 
 __all__ = ["MARK_CLASS", "WORDING_RATE", "atom_grid", "excerpt_of", "factorial_of",
-           "faithfulness_of", "load_mixed_fit", "noise_of", "personas_of", "prose_html",
-           "prose_of", "wording_of"]
+           "faithfulness_of", "load_mixed_fit", "noise_of", "paraphrase_profile_words",
+           "personas_of", "prose_html", "prose_of", "wording_of"]
 
 MARK_CLASS = "arbiter-marked"
 _MARK = translucent(HUES["amber"], 0.3)
@@ -88,6 +89,12 @@ def faithfulness_of(path: str, stamp: int) -> FaithfulnessView:
 def wording_of(path: str, stamp: int, rate: float) -> WordingView:
     """The extractor on the store's prose and on a seeded paraphrase of it at ``rate``."""
     return wording_view(get_connection(path, stamp), rate=rate, seed=WORDING_SEED)
+
+
+@shared_cache(max_entries=1)
+def paraphrase_profile_words() -> str:
+    """The noise panel's "ours on reworded prose" profile in plain words (its shipped file)."""
+    return profile_words(load_paraphrase_profile())
 
 
 @shared_cache(max_entries=4, spinner="Fitting every resolver on the clean atoms (once)…")
