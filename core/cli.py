@@ -856,50 +856,100 @@ def _cmd_records_render(args) -> int:
     return 0
 
 
+def _records_arms(args, allowed: tuple[str, ...], track: str) -> tuple[str, ...]:
+    """``--arms`` for ``track`` (default ``allowed``); bad input if it names another."""
+    arms = tuple(dict.fromkeys(args.arms)) if args.arms else allowed
+    bad = [a for a in arms if a not in allowed]
+    if bad:
+        raise UsageError(f"records read: the {track} track has arms {', '.join(allowed)}, "
+                         f"got {bad[0]}")
+    return arms
+
+
+def _write_lines(path: str, rows, what: str) -> None:
+    """``rows`` as JSON Lines (:func:`core.records.inputs.dump_lines`, what the readers read)."""
+    from .records.inputs import dump_lines
+
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_bytes(dump_lines(rows))
+    except OSError as exc:
+        raise UsageError(f"cannot write {what} {path}: {exc.strerror or exc}") from None
+
+
 def _cmd_records_read(args) -> int:
     from collections import Counter
 
+    from .records.disclosure import load_disclosure, reference_decisions
     from .records.readers import read
+    from .records.render import ARMS
+    from .records.writeback import WRITEBACK_ARMS, load_updates, reference_writebacks
 
+    track = args.track
+    if track == "disclosure" and args.arms:
+        raise UsageError("records read: the disclosure track has no arms (its conditions are "
+                         "none, prose and structured)")
+    arms = () if track == "disclosure" else _records_arms(
+        args, ARMS if track == "items" else WRITEBACK_ARMS, track)
     world, failures = _records_world(args)
     if failures:
         return _records_abort(failures)
-    items = _records_items(world, args)
-    arms = tuple(dict.fromkeys(args.arms))
-    responses = read(world, items, arms=arms, replicates=args.replicates, today=args.today)
-    text = "".join(json.dumps(r, allow_nan=False) + "\n" for r in responses)
-    try:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text)
-    except OSError as exc:
-        raise UsageError(f"cannot write --out {args.out}: {exc.strerror or exc}") from None
-    per_arm = Counter(r["arm"] for r in responses)
-    declined = Counter(r["arm"] for r in responses if r["declined"])
-    print(f"wrote {len(responses)} responses ({len(items)} items x {len(arms)} arms x "
-          f"{args.replicates} replicates) to {args.out}")
-    for arm in arms:
-        print(f"  arm {arm}: {per_arm[arm]} responses, {declined[arm]} declined")
-    _write_json(args.json, {"command": "records read", "out": str(args.out),
-                            "responses": len(responses), "per_arm": dict(per_arm),
-                            "declined": {a: declined[a] for a in arms}})
+    if track == "items":
+        items = _records_items(world, args)
+        rows = read(world, items, arms=arms, replicates=args.replicates, today=args.today)
+        what = f"{len(items)} items x {len(arms)} arms x {args.replicates} replicates"
+        by, declined = "arm", Counter(r["arm"] for r in rows if r["declined"])
+    elif track == "disclosure":
+        requesters, infos = load_disclosure()
+        rows = reference_decisions(infos, requesters, replicates=args.replicates)
+        what = (f"{len(infos)} items x {len(requesters)} requesters x 3 conditions x "
+                f"{args.replicates} replicates")
+        by, declined = "condition", Counter(r["condition"] for r in rows if not r["release"])
+    else:
+        updates = load_updates()
+        rows = reference_writebacks(world.known_on(args.today), updates, arms=arms,
+                                    replicates=args.replicates)
+        what = f"{len(updates)} updates x {len(arms)} arms x {args.replicates} replicates"
+        by, declined = "arm", Counter(r["arm"] for r in rows if not r["closes_record_ids"])
+    _write_lines(args.out, rows, "--out")
+    per = Counter(r[by] for r in rows)
+    print(f"wrote {len(rows)} {track} lines ({what}) to {args.out}")
+    word = {"items": "declined", "disclosure": "withheld", "writeback": "closing nothing"}
+    for k, n in per.items():
+        print(f"  {by} {k}: {n} lines, {declined[k]} {word[track]}")
+    _write_json(args.json, {"command": "records read", "track": track, "out": str(args.out),
+                            "lines": len(rows), "responses": len(rows), f"per_{by}": dict(per),
+                            word[track].replace(" ", "_"): {k: declined[k] for k in per}})
     return 0
 
 
-def _cmd_records_score(args) -> int:
-    from .records.score import ResponseFormatError, read_responses, score_responses
+def _records_read_file(args):
+    """The file of ``records score``, read by its track's contract before any other work
+    (bad input: exit 2 with one line listing the malformed lines)."""
+    from .records.disclosure import read_decisions
+    from .records.score import read_responses
+    from .records.writeback import read_writebacks
 
+    reader = {"items": read_responses, "disclosure": read_decisions,
+              "writeback": read_writebacks}[args.track]
+    try:
+        return reader(args.file, name=str(args.file))
+    except ValueError as exc:
+        raise UsageError(f"records score: {str(exc).splitlines()[0]}") from None
+
+
+def _cmd_records_score(args) -> int:
+    pairs = _records_read_file(args)
     world, failures = _records_world(args)
     if failures:
         return _records_abort(failures)
+    if args.track == "disclosure":
+        return _records_score_disclosure(args, pairs)
+    if args.track == "writeback":
+        return _records_score_writeback(args, world, pairs)
+    from .records.score import score_responses
+
     items = _records_items(world, args)
-    try:
-        pairs = read_responses(args.file)
-    except ResponseFormatError as exc:
-        n, msg = exc.problems[0]
-        more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""
-        raise UsageError(f"records score: {args.file} line {n}: {msg}{more}") from None
-    except ValueError as exc:
-        raise UsageError(f"records score: {str(exc).splitlines()[0]}") from None
     res = score_responses(pairs, items, world, today=args.today, seed=args.seed,
                           n_boot=args.bootstrap)
     for line, item_id in res.unknown:
@@ -907,16 +957,85 @@ def _cmd_records_score(args) -> int:
     wide = res.measures.pivot(index="measure", columns="arm", values="value").reset_index()
     _print_table(wide, floatfmt="{:.3f}")
     print()
-    _print_table(res.comparisons[["comparison", "families", "n_items", "n_pos", "n_neg",
-                                  "delta", "ci_low", "ci_high", "p_value"]], floatfmt="{:.3f}")
+    tests = res.sign_tests[["measure", "comparison", "families", "n_items", "n_pos", "n_neg",
+                            "delta", "ci_low", "ci_high", "p_value"]].copy()
+    tests["p_value"] = tests["p_value"].map("{:.2g}".format)  # 9.3e-10, not 0.000
+    _print_table(tests, floatfmt="{:.3f}")
     print("M14 characters: " + ", ".join(f"{a} {n}" for a, n in res.chars.items()))
-    _write_json(args.json, {"command": "records score", "file": str(args.file),
-                            **res.to_dict()})
+    _write_json(args.json, {"command": "records score", "track": "items",
+                            "file": str(args.file), **res.to_dict()})
+    return 0
+
+
+def _records_score_disclosure(args, pairs) -> int:
+    from .records.disclosure import load_disclosure, score_decision_file
+
+    requesters, infos = load_disclosure()
+    res = score_decision_file(pairs, infos, requesters=tuple(requesters))
+    for line, info_id in res.unknown:
+        print(f"note: line {line}: unknown information item {info_id!r}, not scored",
+              file=sys.stderr)
+    _print_table(res.table, floatfmt="{:.3f}")
+    groups = res.errors.groupby(["condition", "requester", "item"], sort=False).size()
+    print(f"critical errors (M11): {len(res.errors)}" + "".join(
+        f"\n  {c}: {item} released to {who} ({n} replicate(s))"
+        for (c, who, item), n in groups.items()))
+    gaps = {c: n for c, n in res.missing.items() if n}
+    if gaps:
+        print("missing decisions: " + ", ".join(f"{c} {n}" for c, n in gaps.items()))
+    _write_json(args.json, {"command": "records score", "track": "disclosure",
+                            "file": str(args.file), **res.to_dict()})
+    return 0
+
+
+def _records_score_writeback(args, world, pairs) -> int:
+    from .records.writeback import load_updates, score_writeback_file
+
+    res = score_writeback_file(pairs, world.known_on(args.today), load_updates())
+    for line, uid in res.unknown:
+        print(f"note: line {line}: unknown update {uid!r}, not scored", file=sys.stderr)
+    _print_table(res.table, floatfmt="{:.3f}")
+    gaps = {a: n for a, n in res.missing.items() if n}
+    if gaps:
+        print("updates with no response: " + ", ".join(f"{a} {n}" for a, n in gaps.items()))
+    _write_json(args.json, {"command": "records score", "track": "writeback",
+                            "file": str(args.file), **res.to_dict()})
+    return 0
+
+
+def _cmd_records_plan(args) -> int:
+    from collections import Counter
+
+    from .records.disclosure import load_disclosure
+    from .records.protocol import SYSTEM_PROMPT, plan_calls
+    from .records.writeback import load_updates
+
+    world, failures = _records_world(args)
+    if failures:
+        return _records_abort(failures)
+    items = _records_items(world, args)
+    requesters, infos = load_disclosure()
+    tracks = tuple(dict.fromkeys(args.tracks))
+    calls = plan_calls(world, items, infos=infos, requesters=requesters,
+                       updates=load_updates(), seed=args.seed, replicates=args.replicates,
+                       tracks=tracks, today=args.today)
+    _write_lines(args.out, calls, "--out")
+    per = Counter(c["track"] for c in calls)
+    print(f"wrote {len(calls)} calls in random order (seed {args.seed}) to {args.out}: "
+          + ", ".join(f"{t} {n}" for t, n in per.items()))
+    print(f"system prompt (every call): {SYSTEM_PROMPT}")
+    _write_json(args.json, {"command": "records plan", "out": str(args.out),
+                            "seed": args.seed, "replicates": args.replicates,
+                            "calls": len(calls), "per_track": dict(per),
+                            "system": SYSTEM_PROMPT,
+                            "order": [c["call_id"] for c in calls]})
     return 0
 
 
 def _add_records_parser(sub, *, json_help: str, boot, boot_help: str) -> None:
-    """``python -m core records check | items | render ARM | read | score FILE`` (seed 002)."""
+    """``python -m core records check | items | render ARM | read | score FILE | plan``
+    (seed 002)."""
+    from .records.protocol import TRACKS
     from .records.render import ARMS
     from .records.world import RUN_DATE
 
@@ -926,8 +1045,10 @@ def _add_records_parser(sub, *, json_help: str, boot, boot_help: str) -> None:
     common.add_argument("--today", type=_iso_date, default=RUN_DATE,
                         help="the run date, YYYY-MM-DD (default %(default)s)")
     common.add_argument("--json", type=_json_out, help=json_help)
+    track_help = ("items: answers to the 43 items (M1-M8); disclosure: release decisions "
+                  "(M9-M11); writeback: recorded updates (M12-M13) (default %(default)s)")
     rec = sub.add_parser("records", help="seed 002: one person's records (check, items, "
-                         "render, read, score)")
+                         "render, read, score, plan)")
     rsub = rec.add_subparsers(dest="records_command", parser_class=_Parser, required=True)
     rc = rsub.add_parser("check", parents=[common],
                          help="the world and completeness checks (exit 1 if any fails)")
@@ -939,20 +1060,37 @@ def _add_records_parser(sub, *, json_help: str, boot, boot_help: str) -> None:
     rr.add_argument("arm", choices=ARMS)
     rr.set_defaults(func=_cmd_records_render)
     rd = rsub.add_parser("read", parents=[common],
-                         help="run the deterministic reference readers; responses as JSONL")
+                         help="run the deterministic reference readers; their lines as JSONL "
+                              "in the track's contract")
     rd.add_argument("--out", type=_json_out, required=True, help="JSON Lines file to write")
-    rd.add_argument("--arms", nargs="+", choices=ARMS, default=list(ARMS),
-                    help="arms to read (default all)")
+    rd.add_argument("--track", choices=TRACKS, default="items", help=track_help)
+    rd.add_argument("--arms", nargs="+", choices=ARMS, default=None,
+                    help="arms to read (default all of the track's: A-F for items, A C D "
+                         "for writeback; none for disclosure)")
     rd.add_argument("--replicates", type=_int_range(1, 10), default=2,
                     help="replicates per item and arm, 1 to 10 (default %(default)s)")
     rd.set_defaults(func=_cmd_records_read)
     rs = rsub.add_parser("score", parents=[common],
-                         help="score a JSONL response file (M1-M8, M14, sign tests)")
-    rs.add_argument("file", type=_existing_file, help="responses, one JSON object per line")
-    rs.add_argument("--bootstrap", type=boot, default=2000, help=boot_help)
+                         help="score a JSONL file of a track (items: M1-M8, M14, sign tests; "
+                              "disclosure: M9-M11; writeback: M12-M13)")
+    rs.add_argument("file", type=_existing_file, help="one JSON object per line")
+    rs.add_argument("--track", choices=TRACKS, default="items", help=track_help)
+    rs.add_argument("--bootstrap", type=boot, default=2000,
+                    help=boot_help + "; items track only")
     rs.add_argument("--seed", type=_int_range(0, MAX_SEED), default=0,
-                    help=f"bootstrap seed in [0, {MAX_SEED}]")
+                    help=f"bootstrap seed in [0, {MAX_SEED}]; items track only")
     rs.set_defaults(func=_cmd_records_score)
+    rp = rsub.add_parser("plan", parents=[common],
+                         help="a randomised call plan with every prompt, for running a model "
+                              "elsewhere (seed 002 section 9; docs/records.md)")
+    rp.add_argument("--out", type=_json_out, required=True, help="JSON Lines file to write")
+    rp.add_argument("--tracks", nargs="+", choices=TRACKS, default=list(TRACKS),
+                    help="tracks to plan (default all three, shuffled together)")
+    rp.add_argument("--replicates", type=_int_range(1, 10), default=2,
+                    help="replicates per cell, 1 to 10 (default %(default)s)")
+    rp.add_argument("--seed", type=_int_range(0, MAX_SEED), default=0,
+                    help=f"seed of the call order in [0, {MAX_SEED}] (default 0)")
+    rp.set_defaults(func=_cmd_records_plan)
 
 
 def _llm_documents(args):

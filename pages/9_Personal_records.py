@@ -3,15 +3,18 @@
 Glue over :mod:`core.records.views` (through ``pages._shared.records``): the timeline and the
 answers on an as-of date are one :class:`AsOfView`; the arms one ``ArmsView``; the item
 browser one ``ItemView``; disclosure one ``DisclosureView``; write-back one ``WritebackView``;
-the scores one ``ScoreView``. The figure comes from ``core.figures.records``.
+the scores one ``ScoreView``; an uploaded decision file one ``DisclosureScore`` and an
+uploaded write-back file one ``WritebackScore`` (``core.records.disclosure``,
+``core.records.writeback``: every upload goes through ``core.records.inputs``, the command
+line's reader). The figure comes from ``core.figures.records``.
 
 URL state (:mod:`core.urlparams`): ``pr_asof``, ``pr_policy``, ``pr_arm``, ``pr_family``,
 ``pr_item``, ``pr_cond``, ``pr_update``, ``pr_apply``. Every interactive panel is a fragment.
 The item box is dependent (its options follow the family), so it is drawn here with the
-URL helpers of ``pages._shared.params``. About 290 lines, longer than the 150 a page aims
-for: six fragments (the timeline, the as-of date and the rule share one) and the closing
-statement, each with its widgets and its sentence; every number and table comes from
-``core.records.views``.
+URL helpers of ``pages._shared.params``. About 350 lines, longer than the 150 a page aims
+for: eight fragments (the timeline, the as-of date and the rule share one; three uploads)
+and the closing statement, each with its widgets and its sentence; every number and table
+comes from ``core.records``.
 """
 
 from __future__ import annotations
@@ -34,15 +37,22 @@ from pages._shared import open_page, url_segmented, url_select, url_toggle
 from pages._shared.cache import cached_figure
 from pages._shared.params import current, url_sync
 from pages._shared.records import (
+    UPLOAD_MB,
     arms_of,
     as_of_of,
     base_of,
+    decision_example_bytes,
     disclosure_of,
     example_bytes,
     item_of,
+    read_decision_upload,
     read_response_upload,
+    read_writeback_upload,
+    reference_decision_score,
     reference_score,
+    reference_writeback_score,
     url_select_slider,
+    writeback_example_bytes,
     writeback_of,
 )
 from pages._shared.seed003 import show_figure
@@ -65,6 +75,11 @@ QUESTIONS = {i.item_id: i.question for i in base.items}
 COND = {"none": "no policy", "prose": "policy as prose", "structured": "classification records"}
 OK = {True: "✓", False: "✗"}
 FAMILY = {"all": "all 43 items", **{f: f"{f} · {n}" for f, n in FAMILY_NAMES.items()}}
+DECIDED = {"condition": "policy", "decisions": "decisions", "released": "released",
+           "entitled": "entitled", "M9": "precision (M9)", "M10": "recall (M10)",
+           "M11": "critical errors (M11)", "M11_per_replicate": "M11 per replicate"}
+RECORDED = {"new_value": "new value right", "start": "start right",
+            "closes": "closed records right", "end": "end date right"}
 
 st.title("Personal records: which record should an assistant believe?")
 st.caption(
@@ -219,6 +234,41 @@ disclosure_panel()
 
 
 @st.fragment
+def disclosure_upload_panel() -> None:
+    """A model's release decisions → M9–M11 per condition and its critical errors."""
+    st.subheader("Score a model's release decisions")
+    c1, c2 = st.columns([3, 1])
+    up = c1.file_uploader(
+        f"Decisions, one JSON object per line (JSONL; over {UPLOAD_MB} MB is refused)",
+        type=["jsonl"], key="pr_upload_disclosure",
+        help="Each line: condition (none, prose or structured), requester (sister, hr or "
+             "web_form), info_id (the twelve ids of the example file), replicate (0, 1, …) "
+             "and release (true or false). " + tip("critical disclosure error"))
+    c2.download_button("Example file", decision_example_bytes(), file_name="decisions.jsonl",
+                       mime="application/jsonl", on_click="ignore", key="pr_example_disclosure",
+                       icon=":material/download:", help="The reference reader's decisions.")
+    got = read_decision_upload(up, key="pr_upload_disclosure")
+    res, name = got if got is not None else (reference_decision_score(), "the reference reader")
+    gaps = sum(res.missing.values())
+    st.markdown(f"Scoring **{escape_markdown(name)}**: {res.n_lines} decisions"
+                + (f", {len(res.unknown)} naming no item" if res.unknown else "")
+                + (f", {gaps} requests with no decision" if gaps else "")
+                + f"; {len(res.errors)} critical errors.")
+    show_number_table(res.table.replace({"condition": COND}).rename(columns=DECIDED),
+                      default="{:.2f}",
+                      formats={"M11 per replicate": "{:.1f}"}, hide_index=True,
+                      width="stretch")
+    if len(res.errors):
+        shown = (res.errors.groupby(["condition", "requester", "item"], sort=False).size()
+                 .reset_index(name="replicates").replace({"condition": COND}))
+        st.dataframe(shown, hide_index=True, width="stretch",
+                     height=table_height(min(len(shown), 8)))
+
+
+disclosure_upload_panel()
+
+
+@st.fragment
 def writeback_panel() -> None:
     """Update and apply → the attribute's history, the old record closed, not deleted."""
     st.header("Recording a change without losing the past")
@@ -254,12 +304,43 @@ writeback_panel()
 
 
 @st.fragment
+def writeback_upload_panel() -> None:
+    """A model's recorded updates → M12–M13 per arm, with each part of M12."""
+    st.subheader("Score a model's recorded updates")
+    c1, c2 = st.columns([3, 1])
+    up = c1.file_uploader(
+        f"Updates, one JSON object per line (JSONL; over {UPLOAD_MB} MB is refused)",
+        type=["jsonl"], key="pr_upload_writeback",
+        help="Each line: update_id (U1 to U6), arm (A, C or D), replicate, new_value, start "
+             "and end (dates written like 2026-09-20, or null), closes_record_ids (a list) "
+             "and kept_prior (true or false). " + tip("write-back"))
+    c2.download_button("Example file", writeback_example_bytes(TODAY),
+                       file_name="writebacks.jsonl", mime="application/jsonl",
+                       on_click="ignore", key="pr_example_writeback",
+                       icon=":material/download:", help="The reference readers' updates.")
+    got = read_writeback_upload(up, key="pr_upload_writeback", today=TODAY)
+    res, name = (got if got is not None
+                 else (reference_writeback_score(TODAY), "the reference readers"))
+    st.markdown(f"Scoring **{escape_markdown(name)}**: {res.n_lines} updates recorded"
+                + (f", {len(res.unknown)} naming no update" if res.unknown else "") + ".")
+    show_number_table(res.table.rename(columns=RECORDED), default="{:.2f}",
+                      hide_index=True, width="stretch")
+    st.caption("M12 needs all four parts right: the new value, the day it starts, the "
+               "records it closes and the day they end (for the laboratory correction: no "
+               "record closed). M13: the old record is kept.")
+
+
+writeback_upload_panel()
+
+
+@st.fragment
 def score_panel() -> None:
     """A response file → the measures by arm and the sign tests."""
     st.header("Score a response file")
     c1, c2 = st.columns([3, 1])
-    up = c1.file_uploader("Responses, one JSON object per line (JSONL; over 5 MB is refused)",
-                          type=["jsonl"], key="pr_upload", help=tip("response file"))
+    up = c1.file_uploader(f"Responses, one JSON object per line (JSONL; over {UPLOAD_MB} MB "
+                          "is refused)", type=["jsonl"], key="pr_upload",
+                          help=tip("response file"))
     c2.download_button("Example file", example_bytes(TODAY), file_name="responses.jsonl",
                        mime="application/jsonl", on_click="ignore", key="pr_example",
                        icon=":material/download:", help="The reference readers' answers.")
@@ -276,6 +357,16 @@ def score_panel() -> None:
     st.caption("Δ M1 is the studied arm's share right minus the comparator's: above zero, "
                "the studied arm is better. Sign test over items, no correction for the "
                "thirteen comparisons.")
+    st.markdown("##### The same test on the other measures")
+    tests = view.measure_tests.rename(columns=HEADERS)
+    st.dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)),
+                 column_config={**num_columns(tests, "%.3f"),
+                                "p (sign test)": st.column_config.NumberColumn(format="%.2g")})
+    st.caption(f"{len(tests)} more comparisons: citing the right records (M2), naming the "
+               "rule (M3), flagging expiry (M6), claiming an old value as today's (M7) and "
+               "inventing a value (M8), over the nine arm pairs (M2: the four arms that carry "
+               "record ids). M7 and M8 count mistakes, so their Δ is turned round: above zero "
+               "is the studied arm better on every row.")
 
 
 score_panel()
@@ -288,3 +379,5 @@ st.markdown(
     "a reader that can misread notes, invent values or misunderstand prose, which only a "
     "model run measures. The write-back hypothesis (H15) is shown by the section above.")
 st.dataframe(hyp.hypotheses, hide_index=True, width="stretch")
+st.caption("The figures behind H1 to H3, arm against arm on the same items:")
+show_number_table(hyp.headline, default="{:.3f}", hide_index=True, width="stretch")

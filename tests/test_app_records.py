@@ -9,12 +9,13 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.build import build_store
 from core.records.render import render
-from core.records.views import arms_view, as_of_view, disclosure_view, load_base
+from core.records.views import arms_view, as_of_view, disclosure_view, load_base, score_view
 from core.records.world import RUN_DATE
 from core.testbed.config import TestbedConfig
 from tests.app_support import plain
@@ -206,3 +207,18 @@ def test_the_laboratory_correction_says_it_closes_nothing(env, base):
     assert "from 1991-04-17" in said and "arrived on 2026-09-06" in said
     hist = table_with(at, "status")
     assert not any(s.startswith("kept, closed") for s in hist["status"])
+
+
+def test_the_sign_tests_on_every_tested_measure_are_shown(env, base):
+    """Issue 19 point 7: the page shows the M2, M3, M6, M7, M8 sign tests (the core's own
+    rows, same p-values) and the figures behind H1-H3."""
+    at = open_page()
+    assert not at.exception
+    shown = table_with(at, "measure")
+    assert sorted(set(shown["measure"])) == ["M2", "M3", "M6", "M7", "M8"]
+    core = score_view(base.score).measure_tests
+    assert len(shown) == len(core) == 40
+    assert np.allclose(shown["p (sign test)"], core["p (sign test)"], rtol=0, atol=1e-12)
+    m7 = shown[(shown["measure"] == "M7") & (shown["comparison"] == "D vs B")].iloc[0]
+    assert m7["studied better"] == 11 and m7["comparator better"] == 0  # B overclaims 11
+    assert any("turned round" in c.value for c in at.caption)

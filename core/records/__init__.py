@@ -18,7 +18,11 @@ One concept per module, imported explicitly (this package file re-exports nothin
 * :mod:`.inference` — the exact sign test and item-clustered intervals (§10);
 * :mod:`.disclosure` — the disclosure track, M9–M11 (§8);
 * :mod:`.writeback` — the write-back track, M12–M13 (§8);
-* :mod:`.readers` — deterministic reference readers, one per arm, and what they can test.
+* :mod:`.readers` — deterministic reference readers, one per arm, and what they can test;
+* :mod:`.inputs` — the one validated reader of response, decision, write-back and world files
+  (size, lines, line length, nesting, UTF-8, strict JSON), for the command line and the page;
+* :mod:`.protocol` — the run protocol for a model run elsewhere: a randomised call plan with
+  its prompts, and replies turned into the scored files (§9, §12).
 """
 
 __all__: list[str] = []

@@ -23,10 +23,14 @@ F    only records covering today, with sources and CP-01: past dates get today's
 
 The readers emit responses in the contract of :mod:`.score` (two identical replicates by
 default). :func:`hypothesis_table` says which of H1–H15 such readers can test and the
-direction they show; they test what the *representation* allows, not how hard a text is to
-read, so H1's and H2's current-state part, H3's "raises", H11 (complete notes say which
-Alex too), H12 (when notes suffice), H13 (a deterministic reader never fabricates) and H14
-(it applies prose and records alike) are out of their reach.
+direction they show, with the figures each row reads (``observed``);
+:func:`headline_contrasts` computes H1–H3, the headline contrast, as numbers. The readers
+test what the *representation* allows, not how hard a text is to read, so H1 and H2 (A and D
+carry the same facts and dates: D − A is 0 on CURR and on HIST), H3's "raises current
+state" (a rule-following reader finds today's value in the notes as surely as in the
+profile: B = A on CURR), H11 (complete notes say which Alex too), H12 (when notes suffice),
+H13 (a deterministic reader never fabricates) and H14 (it applies prose and records alike)
+are out of their reach: the figures are computed and shown, and come out as ties.
 """
 
 from __future__ import annotations
@@ -34,14 +38,17 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
 from .engine import evaluate
+from .inference import sign_test
 from .items import Item
 from .render import ARMS, current_facts, profile_facts
 from .world import RUN_DATE, World
 
-__all__ = ["HYPOTHESES", "arm_view", "hypothesis_table", "read", "read_item"]
+__all__ = ["HYPOTHESES", "arm_view", "headline_contrasts", "hypothesis_table", "read",
+           "read_item"]
 
 _OPEN = dict(valid_from=_dt.date.min, valid_to=None)
 _ATTRIBUTE_OPS = ("value", "status", "value_on")
@@ -129,10 +136,13 @@ HYPOTHESES = (
     ("H1", False, "M1 CURR: D > A",
      "the facts and dates are the same; a rule-following reader finds them in either"),
     ("H2", False, "M1 gap D − A larger on HIST than CURR",
-     "the notes carry every date too, so a rule-following reader reads history from both"),
-    ("H3", True, "M1 HIST: B < A",
-     "the profile asserts a present state; the 'raises current state' half needs a reader "
-     "that struggles with raw notes"),
+     "the notes carry every fact and date too (the completeness check), so a rule-following "
+     "reader answers HIST and CURR from both alike: the gap is 0 on each and cannot be larger "
+     "on either; a larger HIST gap needs a reader that loses dates in running notes"),
+    ("H3", True, "M1 HIST: B < A (the CURR half, B > A, is not testable)",
+     "the profile asserts a present state without the history that qualifies it; the 'raises "
+     "current state' half needs a reader that struggles to find today's value in raw notes, "
+     "and a rule-following one finds it there as surely as in the profile (B = A on CURR)"),
     ("H4", True, "M1 HIST: F < D; M1 CURR: F = D", "validity intervals carry history"),
     ("H5", True, "M1 CONF: E < D; M1 elsewhere: E = D", "provenance carries conflict resolution"),
     ("H6", True, "M2 defined only for A, B, D, F; D cites everything", "identifiers are needed"),
@@ -152,12 +162,75 @@ HYPOTHESES = (
 )
 
 
+_HEADLINE_COLUMNS = ["hypothesis", "part", "contrast", "studied", "comparator", "value",
+                     "predicted", "shows", "n_items", "n_pos", "n_neg", "p_value"]
+
+
+def headline_contrasts(score) -> pd.DataFrame:
+    """H1–H3, the headline contrast of seed 002 §3, on M1 by family (§6) as numbers.
+
+    One row per part: H1 ``D − A`` on CURR (predicted > 0); H2 ``(D − A on HIST) − (D − A on
+    CURR)`` (predicted > 0; ``studied`` and ``comparator`` hold the two gaps); H3 ``B − A``
+    on CURR (predicted > 0, "raises") and on HIST (predicted < 0, "lowers"). ``value`` is a
+    difference of family means of item means (§10); the paired parts carry the exact sign
+    test over the family's items (``n_pos``: items where the first arm is right more often).
+    H2 compares two families, i.e. different items: no paired test exists for it, so its
+    ``n_pos``, ``n_neg`` and ``p_value`` are empty (§10 names none).
+    """
+    im = score.item_means
+    wide = im[im["answerable"]].pivot(index="item_id", columns="arm", values="M1")
+    fam = im.drop_duplicates("item_id").set_index("item_id")["family"]
+
+    def paired(first, second, family):
+        """(first's, second's) item means on the family's items both arms answered."""
+        if first not in wide or second not in wide:
+            return np.array([]), np.array([])
+        sel = wide[[first, second]].dropna()
+        sel = sel[fam.reindex(sel.index).eq(family).to_numpy()]
+        return sel[first].to_numpy(float), sel[second].to_numpy(float)
+
+    def mean(a):
+        return float(a.mean()) if a.size else float("nan")
+
+    rows = []
+    for h, part, first, second, family, sign in (
+            ("H1", "current state", "D", "A", "CURR", ">"),
+            ("H3", "current state", "B", "A", "CURR", ">"),
+            ("H3", "history", "B", "A", "HIST", "<")):
+        a, b = paired(first, second, family)
+        d = a - b + 0.0  # no −0.0
+        n_pos, n_neg, p = sign_test(d)
+        v = mean(d)
+        rows.append({"hypothesis": h, "part": part,
+                     "contrast": f"M1 {family}: {first} − {second}", "studied": mean(a),
+                     "comparator": mean(b), "value": v, "predicted": f"{sign} 0",
+                     "shows": bool(v > 0 if sign == ">" else v < 0) if d.size else None,
+                     "n_items": int(d.size), "n_pos": n_pos, "n_neg": n_neg,
+                     "p_value": p if d.size else np.nan})
+    hist, curr = (np.subtract(*paired("D", "A", f)) + 0.0 for f in ("HIST", "CURR"))
+    gap = mean(hist) - mean(curr) + 0.0
+    rows.insert(1, {"hypothesis": "H2", "part": "history against current state",
+                    "contrast": "(D − A on HIST) − (D − A on CURR)", "studied": mean(hist),
+                    "comparator": mean(curr), "value": gap, "predicted": "> 0",
+                    "shows": bool(gap > 0) if hist.size and curr.size else None,
+                    "n_items": int(hist.size + curr.size), "n_pos": np.nan, "n_neg": np.nan,
+                    "p_value": np.nan})
+    return pd.DataFrame(rows, columns=_HEADLINE_COLUMNS).astype({"n_pos": "Int64",
+                                                                  "n_neg": "Int64"})
+
+
+def _fmt(x: float) -> str:
+    return "—" if pd.isna(x) else f"{x:.3f}".replace("-", "−")
+
+
 def hypothesis_table(score) -> pd.DataFrame:
     """Which hypotheses the reference readers can test and whether their scores (a
     :class:`~core.records.score.ScoreResult` of :func:`read`) show the predicted direction.
 
     ``shows`` is ``None`` for hypotheses they cannot test, or that need another track
-    (H14, H15: :mod:`.disclosure`, :mod:`.writeback`).
+    (H14, H15: :mod:`.disclosure`, :mod:`.writeback`). ``observed`` gives the figures the row
+    reads, untestable ones included (H1–H3 from :func:`headline_contrasts`; "" for the
+    tracks'), so a tie that makes a hypothesis out of reach is shown, not only asserted.
     """
     fam = score.families.set_index(["arm", "family"])["M1"]
     im = score.item_means
@@ -188,8 +261,37 @@ def hypothesis_table(score) -> pd.DataFrame:
         "H10": all(by(a, "M6", valid) == 1 for a in ("A", "D", "E", "F", "B", "C")),
         "H12": f("D", "HOP") > max(f("C", "HOP"), f("F", "HOP")),
     }
+    hc = headline_contrasts(score).set_index(["hypothesis", "part"])
+    h2 = hc.loc[("H2", "history against current state")]
+    comp = score.comparisons.set_index("comparison")["delta"]
+
+    def per_arm(measure, arms=ARMS, items=None):
+        get = (lambda a: v(a, measure)) if items is None else (lambda a: by(a, measure, items))
+        return ", ".join(f"{a} {_fmt(get(a))}" for a in arms)
+
+    def fams(family, arms):
+        return f"M1 {family}: " + ", ".join(f"{a} {_fmt(f(a, family))}" for a in arms)
+
+    observed = {
+        "H1": f"{fams('CURR', 'DA')}; D − A {_fmt(hc.loc[('H1', 'current state'), 'value'])}",
+        "H2": f"D − A on HIST {_fmt(h2['studied'])}, on CURR {_fmt(h2['comparator'])}; "
+              f"difference {_fmt(h2['value'])}",
+        "H3": f"B − A on HIST {_fmt(hc.loc[('H3', 'history'), 'value'])}, on CURR "
+              f"{_fmt(hc.loc[('H3', 'current state'), 'value'])}",
+        "H4": f"{fams('HIST', 'FD')}; {fams('CURR', 'FD')}",
+        "H5": f"{fams('CONF', 'ED')}; D − E off CONF {_fmt(comp.get('D vs E off CONF'))}",
+        "H6": "M2: " + per_arm("M2"),
+        "H7": "M3: " + per_arm("M3"),
+        "H8": "M7: " + per_arm("M7"),
+        "H9": "M6 on expired: " + per_arm("M6", items=expired),
+        "H10": "M6 on valid: " + per_arm("M6", items=valid),
+        "H11": fams("ENT", "DA"),
+        "H12": fams("HOP", "DACF"),
+        "H13": "M8: " + per_arm("M8"),
+    }
     rows = []
     for h, testable, compared, why in HYPOTHESES:
         rows.append({"hypothesis": h, "testable": testable, "compared": compared, "why": why,
-                     "shows": shows.get(h) if testable else None})
+                     "shows": shows.get(h) if testable else None,
+                     "observed": observed.get(h, "")})
     return pd.DataFrame(rows)

@@ -14,8 +14,9 @@ carrying the numbers, the tables a reader compares and the facts its sentences n
 * :class:`DisclosureView` — requester × information item decisions of one policy condition,
   M9–M11 (§8);
 * :class:`WritebackView` — one update applied, with the kept history (§8, H15);
-* :class:`ScoreView` — M1–M8 by arm and the sign tests of a response file (§7, §10), and
-  what a deterministic reader can and cannot test (§3).
+* :class:`ScoreView` — M1–M8 by arm and the sign tests of a response file (§7, §10: M1's
+  thirteen comparisons, the nine arm pairs on M2, M3, M6, M7 and M8), the headline contrast
+  H1–H3 as numbers, and what a deterministic reader can and cannot test (§3).
 
 Invariants (``tests/test_records_views.py``): on the run date the CP-01 and recency answers
 differ on exactly the three conflicts the world declares; every view's tables come from the
@@ -32,11 +33,12 @@ import pandas as pd
 from .checks import check_world
 from .disclosure import CONDITIONS, load_disclosure, reference_decisions, score_disclosure
 from .engine import POLICIES, conflict_table, evaluate
+from .inputs import MAX_BYTES, MAX_LINES
 from .items import FAMILIES, Item, build_items
 from .normalise import same_answer
-from .readers import HYPOTHESES, hypothesis_table, read, read_item
+from .readers import HYPOTHESES, headline_contrasts, hypothesis_table, read, read_item
 from .render import ARM_NAMES, ARMS, COMPLETE_ARMS, completeness, render
-from .score import MEASURES, ScoreResult, parse_responses, score_responses
+from .score import MEASURES, ScoreResult, read_responses, score_responses
 from .world import RUN_DATE, World, load_world
 from .writeback import (
     apply_update,
@@ -64,8 +66,9 @@ FAMILY_NAMES = {"CURR": "current state", "HIST": "history", "CONF": "conflicts",
                 "GAP": "nothing answers"}
 #: The two rules the page compares (seed 002 §2).
 SHOWN_POLICIES = POLICIES[:2]
-#: An uploaded response file larger than this is refused before it is read.
-MAX_UPLOAD_BYTES = 5_000_000
+#: An uploaded response file larger than this is refused before it is read: the one cap of
+#: :mod:`.inputs` (the command line's too; ``server.maxUploadSize`` says the same in MiB).
+MAX_UPLOAD_BYTES = MAX_BYTES
 
 
 def _text(value) -> str | None:
@@ -451,31 +454,24 @@ def writeback_view(base: RecordsBase, update_id: str, *, applied: bool) -> Write
 
 
 def parse_upload(data: bytes, *, name: str = "upload", max_bytes: int = MAX_UPLOAD_BYTES,
-                 max_lines: int = 20_000) -> list[tuple[int, dict]]:
-    """Check an uploaded response file's size and line count, then parse it
-    (:func:`core.records.score.parse_responses`). ``ValueError`` with one line: too large,
-    too many lines, not UTF-8, or the first malformed line's number and why."""
-    if len(data) > max_bytes:
-        raise ValueError(f"{name}: {len(data):,} bytes, more than the {max_bytes:,} allowed")
-    n = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    if n > max_lines:
-        raise ValueError(f"{name}: {n:,} lines, more than the {max_lines:,} allowed")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise ValueError(f"{name}: line {line} is not UTF-8 text") from None
-    if not text.strip():
-        raise ValueError(f"{name}: the file is empty")
-    return parse_responses(text.splitlines(), source=name)
+                 max_lines: int = MAX_LINES) -> list[tuple[int, dict]]:
+    """An uploaded response file read by :func:`core.records.score.read_responses`, the one
+    reader of the command line and the page (:mod:`core.records.inputs`). ``ValueError``
+    with one line: too large, too many lines, not UTF-8 (by line), empty, or every malformed
+    line's number and why."""
+    return read_responses(bytes(data), name=name, max_bytes=max_bytes, max_lines=max_lines)
 
 
 @dataclass(frozen=True, eq=False)
 class ScoreView:
     """Scores of one response file (seed 002 §7, §10): ``measures`` (one row per arm, one
-    column per measure M1–M8, NaN where undefined), ``comparisons`` (the sign tests, Δ =
-    M1(studied) − M1(comparator)), ``hypotheses`` (H1–H15: testable by a deterministic
-    reader, what is compared, whether the scores show the predicted direction)."""
+    column per measure M1–M8, NaN where undefined), ``comparisons`` (M1's sign tests, Δ =
+    M1(studied) − M1(comparator)), ``measure_tests`` (the nine arm pairs on M2, M3, M6, M7,
+    M8: ``measure``, ``better`` "higher" or "lower" and Δ = M(studied) − M(comparator) with
+    the sign turned for "lower", so Δ > 0 is the studied arm better on every row),
+    ``headline`` (H1–H3 as numbers, :func:`.readers.headline_contrasts`), ``hypotheses``
+    (H1–H15: testable by a deterministic reader, what is compared, whether the scores show
+    the predicted direction, the figures read)."""
 
     measures: pd.DataFrame
     comparisons: pd.DataFrame
@@ -484,6 +480,8 @@ class ScoreView:
     unknown: int
     missing: dict[str, int]
     notes: tuple[str, ...]
+    measure_tests: pd.DataFrame
+    headline: pd.DataFrame
 
     @property
     def shown(self) -> tuple[str, ...]:
@@ -502,8 +500,11 @@ def score_view(score: ScoreResult) -> ScoreView:
     wide.insert(1, "name", [ARM_NAMES[a] for a in ARMS])
     cols = ["comparison", "kind", "hypothesis", "n_items", "n_pos", "n_neg", "delta",
             "ci_low", "ci_high", "p_value"]
-    comp = score.comparisons[cols].rename(columns={"delta": "Δ M1", "n_pos": "studied better",
-                                                   "n_neg": "comparator better",
-                                                   "p_value": "p (sign test)"})
+    words = {"n_pos": "studied better", "n_neg": "comparator better",
+             "p_value": "p (sign test)"}
+    comp = score.comparisons[cols].rename(columns={"delta": "Δ M1", **words})
+    tests = score.measure_comparisons[["comparison", "measure", "better", "hypothesis",
+                                       *cols[3:]]].rename(columns={"delta": "Δ", **words})
     return ScoreView(wide, comp, hypothesis_table(score), score.n_lines, len(score.unknown),
-                     dict(score.missing), tuple(score.notes))
+                     dict(score.missing), tuple(score.notes), tests,
+                     headline_contrasts(score))

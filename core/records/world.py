@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
 __all__ = [
+    "LAYOUT",
     "RUN_DATE",
     "TIERS",
     "WORLD_PATH",
@@ -31,6 +33,7 @@ __all__ = [
     "World",
     "contacts_frame",
     "facts_frame",
+    "inverted_intervals",
     "journeys_frame",
     "load_world",
     "parse_date",
@@ -190,75 +193,166 @@ class World:
         return replace(self, facts=tuple(facts))
 
 
-def _need(d: dict, key: str, where: str):
-    if key not in d:
-        raise ValueError(f"{where}: missing field {key!r}")
-    return d[key]
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: The world file's layout: per record kind, its fields and what each must be (seed 002
+#: §4.1). ``text`` a non-empty string, ``str`` any string, ``date`` an ISO date string,
+#: ``date?`` / ``text?`` that or null; a field in brackets may be left out.
+LAYOUT = {
+    "source": {"id": "text", "kind": "text", "[title]": "str", "captured": "date"},
+    "fact": {"id": "text", "attribute": "text", "value": "text", "valid_from": "date",
+             "[valid_to]": "date?", "source": "text"},
+    "contact": {"id": "text", "name": "text", "relation": "str", "city": "str",
+                "phone": "str", "email": "str", "source": "text"},
+    "journey": {"id": "text", "origin": "text", "destination": "text", "depart": "date",
+                "return": "date", "[mode]": "str", "[purpose]": "str",
+                "[companion]": "text?", "source": "text"},
+}
+_LISTS = {"sources": "source", "facts": "fact", "contacts": "contact", "journeys": "journey"}
+_TOP = {"subject", "run_date", "tiers", "policy", "attributes", *_LISTS, "conflicts",
+        "expired", "still_valid", "shared_first_name"}
+_WANT = {"text": "a non-empty string", "str": "a string", "date": "an ISO date (YYYY-MM-DD)",
+         "date?": "an ISO date (YYYY-MM-DD) or null", "text?": "a non-empty string or null"}
+
+
+def _shown(value) -> str:
+    return json.dumps(value, default=str)[:40]
+
+
+def _field(value, kind: str, where: str):
+    """``value`` checked against ``kind`` of :data:`LAYOUT`; ``ValueError`` naming ``where``
+    (the record and field) otherwise."""
+    if value is None and kind.endswith("?"):
+        return None
+    base = kind.rstrip("?")
+    ok = (isinstance(value, str) and (base != "text" or value.strip() != "")
+          and (base != "date" or _ISO.fullmatch(value) is not None))
+    if ok and base == "date":
+        try:
+            return _dt.date.fromisoformat(value)
+        except ValueError:
+            ok = False
+    if not ok:
+        raise ValueError(f"{where}: must be {_WANT[kind]}, got {_shown(value)}")
+    return value
+
+
+def _records(data: dict, plural: str) -> list[dict]:
+    """The checked fields of every record of ``plural`` (field names as in the file)."""
+    kind = _LISTS[plural]
+    rows = data.get(plural, [])
+    if not isinstance(rows, list):
+        raise ValueError(f"{plural}: must be a list of objects, got {_shown(rows)}")
+    layout = {k.strip("[]"): (v, k.startswith("[")) for k, v in LAYOUT[kind].items()}
+    out = []
+    for n, rec in enumerate(rows, start=1):
+        rid = rec.get("id") if isinstance(rec, dict) else None
+        who = f"{kind} {rid}" if isinstance(rid, str) and rid.strip() else f"{kind} #{n}"
+        if not isinstance(rec, dict):
+            raise ValueError(f"{who}: must be an object, got {_shown(rec)}")
+        extra = sorted(set(rec) - set(layout))
+        if extra:
+            raise ValueError(f"{who}: unknown field(s) {', '.join(extra)[:60]}")
+        row = {}
+        for name, (want, optional) in layout.items():
+            if name not in rec:
+                if not optional:
+                    raise ValueError(f"{who}: missing field {name!r}")
+                row[name] = None if want.endswith("?") else ""
+                continue
+            row[name] = _field(rec[name], want, f"{who} {name}")
+        out.append(row)
+    return out
+
+
+def _mapping(data: dict, key: str, value_type: type, what: str) -> dict:
+    got = data.get(key, {})
+    if not isinstance(got, dict) or not all(
+            isinstance(v, value_type) and not isinstance(v, bool) for v in got.values()):
+        raise ValueError(f"{key}: must be an object of {what}, got {_shown(got)}")
+    return dict(got)
+
+
+def _names(data: dict, key: str) -> tuple[str, ...]:
+    got = data.get(key, [])
+    if not isinstance(got, list) or not all(isinstance(v, str) for v in got):
+        raise ValueError(f"{key}: must be a list of strings, got {_shown(got)}")
+    return tuple(got)
 
 
 def world_from_dict(data: dict) -> World:
     """Build a :class:`World` from the JSON layout of ``data/records/world.json``.
 
-    Only the shape is checked here (fields present, dates ISO); whether the world is what
-    seed 002 §4 asks for is :func:`core.records.checks.check_world`'s job.
+    Every field is checked by type (:data:`LAYOUT`): a missing, null, empty or mistyped
+    field, an unknown one, a date that is not ``YYYY-MM-DD`` raise one ``ValueError`` naming
+    the record and the field (``fact F01 value: must be a non-empty string, got null``).
+    Whether the world is what seed 002 §4 asks for is
+    :func:`core.records.checks.check_world`'s job; :func:`load_world` also refuses an
+    inverted interval.
     """
-    sources = tuple(
-        Source(id=_need(s, "id", "source"), kind=_need(s, "kind", f"source {s.get('id')}"),
-               title=s.get("title", ""),
-               captured=parse_date(_need(s, "captured", f"source {s['id']}"),
-                                   what=f"source {s['id']} captured"))
-        for s in data.get("sources", []))
-    facts = tuple(
-        Fact(id=_need(f, "id", "fact"), attribute=_need(f, "attribute", f"fact {f.get('id')}"),
-             value=str(_need(f, "value", f"fact {f['id']}")),
-             valid_from=parse_date(_need(f, "valid_from", f"fact {f['id']}"),
-                                   what=f"fact {f['id']} valid_from"),
-             valid_to=parse_date(f.get("valid_to"), what=f"fact {f['id']} valid_to"),
-             source=_need(f, "source", f"fact {f['id']}"))
-        for f in data.get("facts", []))
-    contacts = tuple(
-        Contact(**{k: _need(c, k, f"contact {c.get('id')}")
-                   for k in ("id", "name", "relation", "city", "phone", "email", "source")})
-        for c in data.get("contacts", []))
-    journeys = tuple(
-        Journey(id=_need(j, "id", "journey"), origin=_need(j, "origin", f"journey {j['id']}"),
-                destination=_need(j, "destination", f"journey {j['id']}"),
-                depart=parse_date(_need(j, "depart", f"journey {j['id']}"),
-                                  what=f"journey {j['id']} depart"),
-                return_=parse_date(_need(j, "return", f"journey {j['id']}"),
-                                   what=f"journey {j['id']} return"),
-                mode=j.get("mode", ""), purpose=j.get("purpose", ""),
-                companion=j.get("companion"), source=_need(j, "source", f"journey {j['id']}"))
-        for j in data.get("journeys", []))
-    subject = data.get("subject", {})
-    policy = data.get("policy", {})
+    if not isinstance(data, dict):
+        raise ValueError(f"the world must be a JSON object, got {_shown(data)}")
+    extra = sorted(k for k in set(data) - _TOP if not str(k).startswith("_"))
+    if extra:
+        raise ValueError(f"unknown top-level field(s) {', '.join(extra)[:60]}")
+    sources = tuple(Source(r["id"], r["kind"], r["title"], r["captured"])
+                    for r in _records(data, "sources"))
+    facts = tuple(Fact(r["id"], r["attribute"], r["value"], r["valid_from"], r["valid_to"],
+                       r["source"]) for r in _records(data, "facts"))
+    contacts = tuple(Contact(**r) for r in _records(data, "contacts"))
+    journeys = tuple(Journey(r["id"], r["origin"], r["destination"], r["depart"], r["return"],
+                             r["mode"], r["purpose"], r["companion"], r["source"])
+                     for r in _records(data, "journeys"))
+    subject, policy = data.get("subject", {}), data.get("policy", {})
+    for key, got in (("subject", subject), ("policy", policy)):
+        if not isinstance(got, dict):
+            raise ValueError(f"{key}: must be an object, got {_shown(got)}")
+    shared = data.get("shared_first_name", "")
+    if not isinstance(shared, str):
+        raise ValueError(f"shared_first_name: must be a string, got {_shown(shared)}")
     return World(
-        subject=subject.get("name", ""), born=parse_date(subject.get("born", "1900-01-01")),
-        run_date=parse_date(data.get("run_date", RUN_DATE.isoformat()), what="run_date"),
-        policy_id=policy.get("id", ""), policy_text=policy.get("text", ""),
-        attributes=dict(data.get("attributes", {})), sources=sources, facts=facts,
-        contacts=contacts, journeys=journeys, conflicts=tuple(data.get("conflicts", [])),
-        expired=tuple(data.get("expired", [])), still_valid=tuple(data.get("still_valid", [])),
-        shared_first_name=data.get("shared_first_name", ""),
-        tiers=dict(data.get("tiers", TIERS)))
+        subject=_field(subject.get("name", ""), "str", "subject name"),
+        born=_field(subject.get("born", "1900-01-01"), "date", "subject born"),
+        run_date=_field(data.get("run_date", RUN_DATE.isoformat()), "date", "run_date"),
+        policy_id=_field(policy.get("id", ""), "str", "policy id"),
+        policy_text=_field(policy.get("text", ""), "str", "policy text"),
+        attributes=_mapping(data, "attributes", str, "strings"), sources=sources,
+        facts=facts, contacts=contacts, journeys=journeys,
+        conflicts=_names(data, "conflicts"), expired=_names(data, "expired"),
+        still_valid=_names(data, "still_valid"), shared_first_name=shared,
+        tiers=_mapping(data, "tiers", int, "integers") if "tiers" in data else dict(TIERS))
+
+
+def inverted_intervals(world: World) -> list[str]:
+    """Every interval whose end is before its start, as ``record field: why``."""
+    out = [f"fact {f.id} valid_to: {f.valid_to} is before valid_from {f.valid_from}"
+           for f in world.facts if f.valid_to is not None and f.valid_to < f.valid_from]
+    out += [f"journey {j.id} return: {j.return_} is before depart {j.depart}"
+            for j in world.journeys if j.return_ < j.depart]
+    return out
 
 
 def load_world(path: str | Path | None = None) -> World:
     """Read the world file (default ``data/records/world.json``) into a :class:`World`.
 
-    ``ValueError`` names the file and the field when it cannot be read.
+    The file is read by :func:`.inputs.json_document` (size, UTF-8 by line, depth, strict
+    JSON) and built by :func:`world_from_dict` (every field by type); an inverted interval
+    is malformed input too. Any of these raises one ``ValueError`` of one line naming the
+    file and the record and field (``world.json: fact F01 value: must be a non-empty string,
+    got null``). The seed's checks (:func:`core.records.checks.check_world`) come after.
     """
+    from .inputs import json_document
+
     p = Path(path) if path is not None else WORLD_PATH
+    data = json_document(p, name=str(p))
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read the world file {p}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{p}: not JSON ({exc.msg}, line {exc.lineno})") from None
-    try:
-        return world_from_dict(data)
-    except (TypeError, AttributeError) as exc:
-        raise ValueError(f"{p}: unexpected layout ({exc})") from None
+        world = world_from_dict(data)
+    except ValueError as exc:
+        raise ValueError(f"{p}: {exc}") from None
+    bad = inverted_intervals(world)
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        raise ValueError(f"{p}: {bad[0]}{more}")
+    return world
 
 
 def facts_frame(world: World) -> pd.DataFrame:

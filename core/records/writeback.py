@@ -21,11 +21,25 @@ and captured later (``ValueError`` otherwise). What the records said before is k
 capture dates put it: asked before the correction was captured
 (:meth:`~core.records.world.World.known_on`), the engine still answers A+.
 
-A write-back response is ``{"update_id", "arm", "replicate", "new_value", "start",
-"closes_record_ids", "end", "kept_prior"}`` (dates ISO or null). M12: the new value, the start
-date, the closed records (as a set) and the closing date are all right (for a correction:
-the corrected records' start, no record closed and ``end`` null); M13: the response states
-that the prior record was kept.
+**The write-back contract** (JSON Lines, one object per call; what a model's run is scored
+from, and what :func:`reference_writebacks` writes)::
+
+    {"update_id": "U1", "arm": "D", "replicate": 0, "new_value": "3 Mill Lane, ...",
+     "start": "2026-09-20", "closes_record_ids": ["F02", "F03"], "end": "2026-09-19",
+     "kept_prior": true}
+
+``update_id`` a non-empty string (U1–U6; an unknown one is reported, not scored); ``arm``
+one of A, C, D; ``replicate`` a non-negative integer; ``new_value`` a string or null;
+``start`` and ``end`` ISO dates (``YYYY-MM-DD``) or null; ``closes_record_ids`` a list of
+strings; ``kept_prior`` true or false. No other field; the same (update, arm, replicate)
+twice is malformed. Files are read by :func:`read_writebacks` through :mod:`.inputs`, which
+lists every malformed line by number.
+
+M12: the new value (:func:`.normalise.same_answer`), the start date, the closed records (as a
+set; ids trimmed, case-insensitive, as M2 compares them) and the closing date are all right
+(for a correction: the corrected records' start, no record closed and ``end`` null); M13:
+the response states that the prior record was kept. Replicates are averaged within an
+update, then over updates.
 
 Reference readers for the three write-back arms (§5): D (dimension) closes and adds exactly as
 above; A (notes) appends a dated note but does not edit the old line, so it closes nothing
@@ -37,19 +51,31 @@ update that supersedes the old value without destroying it (H15).
 from __future__ import annotations
 
 import datetime as _dt
+import json
+import re
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import pandas as pd
 
 from .disclosure import _tracks
+from .inputs import InputError, json_lines
 from .normalise import same_answer
 from .world import Fact, Source, World, parse_date
 
-__all__ = ["UPDATE_KINDS", "WRITEBACK_ARMS", "Update", "Writeback", "apply_update",
-           "load_updates",
-           "reference_writebacks", "score_writebacks"]
+__all__ = ["UPDATE_KINDS", "WRITEBACK_ARMS", "WRITEBACK_FIELDS", "Update", "Writeback",
+           "WritebackScore", "apply_update", "check_writeback", "load_updates",
+           "read_writebacks", "reference_writebacks", "score_writeback_file",
+           "score_writebacks"]
 
 WRITEBACK_ARMS = ("A", "C", "D")
+#: The write-back contract: each field and what it must be.
+WRITEBACK_FIELDS = {"update_id": "a non-empty string", "arm": "one of A, C, D",
+                    "replicate": "a non-negative integer", "new_value": "a string or null",
+                    "start": "an ISO date (YYYY-MM-DD) or null",
+                    "closes_record_ids": "a list of strings",
+                    "end": "an ISO date (YYYY-MM-DD) or null", "kept_prior": "true or false"}
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: A change starts a new value; a correction replaces a wrong one over its interval.
 UPDATE_KINDS = ("change", "correction")
 
@@ -170,27 +196,138 @@ def reference_writebacks(world: World, updates, *, arms=WRITEBACK_ARMS,
     return out
 
 
-def score_writebacks(responses, world: World, updates) -> pd.DataFrame:
-    """M12 and M13 per arm (means over updates of the replicate means); columns
-    ``arm, updates, M12, M13``."""
+def _iso_or_null(value) -> bool:
+    if value is None:
+        return True
+    if not isinstance(value, str) or _ISO.fullmatch(value) is None:
+        return False
+    try:
+        _dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def check_writeback(obj) -> str | None:
+    """The write-back contract (module docstring): ``None`` for a good object, else a
+    one-line reason."""
+    if not isinstance(obj, dict):
+        return "not a JSON object"
+    missing = [k for k in WRITEBACK_FIELDS if k not in obj]
+    if missing:
+        return f"missing field(s) {', '.join(missing)}"
+    extra = sorted(set(obj) - set(WRITEBACK_FIELDS))
+    if extra:
+        return f"unknown field(s) {', '.join(str(k)[:40] for k in extra)}"
+    ok = {"update_id": isinstance(obj["update_id"], str) and obj["update_id"].strip() != "",
+          "arm": isinstance(obj["arm"], str) and obj["arm"] in WRITEBACK_ARMS,
+          "replicate": isinstance(obj["replicate"], int)
+          and not isinstance(obj["replicate"], bool) and obj["replicate"] >= 0,
+          "new_value": obj["new_value"] is None or isinstance(obj["new_value"], str),
+          "start": _iso_or_null(obj["start"]),
+          "closes_record_ids": isinstance(obj["closes_record_ids"], list)
+          and all(isinstance(x, str) for x in obj["closes_record_ids"]),
+          "end": _iso_or_null(obj["end"]),
+          "kept_prior": isinstance(obj["kept_prior"], bool)}
+    bad = [k for k, good in ok.items() if not good]
+    if bad:
+        return (f"{bad[0]} must be {WRITEBACK_FIELDS[bad[0]]}, "
+                f"got {json.dumps(obj[bad[0]])[:40]}")
+    return None
+
+
+def _wb_key(obj: dict) -> tuple:
+    return (obj["update_id"], obj["arm"], obj["replicate"])
+
+
+def _wb_said(key: tuple) -> str:
+    return f"update {key[0]}, arm {key[1]}, replicate {key[2]}"
+
+
+def read_writebacks(source, *, name: str | None = None) -> list[tuple[int, dict]]:
+    """``(line, response)`` pairs of a write-back file (a path, its bytes or its decoded
+    lines), read by :func:`.inputs.json_lines` against :func:`check_writeback`; an
+    :class:`~.inputs.InputError` (one line, listing every malformed line) otherwise."""
+    if isinstance(source, (str, Path)):
+        source = Path(source)
+    elif not isinstance(source, (bytes, bytearray, memoryview)):
+        source = list(source)
+    return json_lines(source, check=check_writeback, key=_wb_key, describe=_wb_said,
+                      name=name or "write-backs", error=InputError)
+
+
+@dataclass(frozen=True, eq=False)
+class WritebackScore:
+    """The scores of a write-back file (seed 002 §7 M12–M13, §8).
+
+    ``table``: one row per arm present (in :data:`WRITEBACK_ARMS` order) with ``updates``
+    (scored), ``M12``, ``M13`` and the share right of each part of M12 (``new_value,
+    start, closes, end``); ``calls``: one row per scored line with those indicators;
+    ``unknown``: ``(line, update_id)`` of lines naming no update (not scored); ``missing``:
+    per arm, the updates with no response; ``n_lines``: lines read.
+    """
+
+    table: pd.DataFrame
+    calls: pd.DataFrame
+    unknown: tuple[tuple[int, str], ...]
+    missing: dict[str, int]
+    n_lines: int
+
+    def to_dict(self) -> dict:
+        return {"lines": self.n_lines, "unknown_updates": [list(u) for u in self.unknown],
+                "missing_per_arm": self.missing, "arms": self.table.to_dict(orient="records")}
+
+
+def _ids(values) -> set[str]:
+    return {str(v).strip().upper() for v in values or []}
+
+
+def score_writeback_file(responses, world: World, updates) -> WritebackScore:
+    """Score write-back ``responses`` (``(line, object)`` pairs of :func:`read_writebacks`,
+    or plain objects, each checked against the contract) against :func:`apply_update` of
+    each update on ``world``."""
+    pairs = [r if isinstance(r, tuple) else (k, r) for k, r in enumerate(responses, start=1)]
+    problems = [(n, m) for n, o in pairs if (m := check_writeback(o))]
+    if problems:
+        raise InputError(problems, source="write-backs")
     expected = {}
     for u in updates:
         wb = apply_update(world, u)
         expected[u.update_id] = (u.value, wb.added.valid_from.isoformat(),
-                                 {i for i, _ in wb.closed},
+                                 {i.upper() for i, _ in wb.closed},
                                  {e.isoformat() for _, e in wb.closed})
+    unknown = tuple((n, o["update_id"]) for n, o in pairs if o["update_id"] not in expected)
+    parts = ["new_value", "start", "closes", "end"]
     rows = []
-    for r in responses:
+    for _, r in pairs:
         if r["update_id"] not in expected:
-            raise ValueError(f"unknown update {r['update_id']!r}")
+            continue
         value, start, closes, ends = expected[r["update_id"]]
-        ok = (same_answer(r.get("new_value"), value) and r.get("start") == start
-              and set(r.get("closes_record_ids") or []) == closes
-              and ({r.get("end")} == ends if ends else r.get("end") is None))
-        rows.append({"arm": r["arm"], "update_id": r["update_id"], "M12": float(ok),
-                     "M13": float(bool(r.get("kept_prior")))})
-    df = pd.DataFrame(rows, columns=["arm", "update_id", "M12", "M13"])
-    per_update = df.groupby(["arm", "update_id"], sort=False)[["M12", "M13"]].mean()
-    out = per_update.groupby("arm", sort=False).agg(updates=("M12", "size"), M12=("M12", "mean"),
-                                                    M13=("M13", "mean"))
-    return out.reset_index()
+        got = {"new_value": same_answer(r["new_value"], value), "start": r["start"] == start,
+               "closes": _ids(r["closes_record_ids"]) == closes,
+               "end": {r["end"]} == ends if ends else r["end"] is None}
+        rows.append({"arm": r["arm"], "update_id": r["update_id"],
+                     "replicate": r["replicate"], **{k: float(v) for k, v in got.items()},
+                     "M12": float(all(got.values())), "M13": float(r["kept_prior"])})
+    calls = pd.DataFrame(rows, columns=["arm", "update_id", "replicate", *parts, "M12",
+                                        "M13"])
+    per_update = calls.groupby(["arm", "update_id"], sort=False)[["M12", "M13", *parts]].mean()
+    table = (per_update.groupby("arm", sort=False)
+             .agg(updates=("M12", "size"), M12=("M12", "mean"), M13=("M13", "mean"),
+                  **{k: (k, "mean") for k in parts}).reset_index())
+    order = {a: k for k, a in enumerate(WRITEBACK_ARMS)}
+    table = table.sort_values("arm", key=lambda a: a.map(order), kind="stable"
+                              ).reset_index(drop=True)
+    seen = set(zip(calls["arm"], calls["update_id"], strict=True))
+    missing = {a: sum((a, u) not in seen for u in expected) for a in WRITEBACK_ARMS}
+    return WritebackScore(table, calls, unknown, missing, len(pairs))
+
+
+def score_writebacks(responses, world: World, updates) -> pd.DataFrame:
+    """M12 and M13 per arm (means over updates of the replicate means); columns
+    ``arm, updates, M12, M13`` (:func:`score_writeback_file`; ``ValueError`` for an unknown
+    update)."""
+    res = score_writeback_file(responses, world, updates)
+    if res.unknown:
+        raise ValueError(f"unknown update {res.unknown[0][1]!r}")
+    return res.table[["arm", "updates", "M12", "M13"]]

@@ -3,8 +3,11 @@
 Each function returns one :mod:`core.records.views` object for small keys (today as an ISO
 string, an as-of date, a policy, an item id, a condition, an update id, an upload's digest)
 from a bounded cache that every session reads and nobody mutates (:func:`.cache.shared_cache`).
-:func:`read_response_upload` keeps the last good uploaded response file in use when a new one
-is refused; :func:`url_select_slider` is a ``st.select_slider`` whose value lives in the URL.
+:func:`read_response_upload`, :func:`read_decision_upload` and :func:`read_writeback_upload`
+read an uploaded file of each track through ``core.records``' one validated reader
+(:mod:`core.records.inputs`, the command line's too) and keep the last good file in use when
+a new one is refused; :func:`url_select_slider` is a ``st.select_slider`` whose value lives
+in the URL.
 """
 
 from __future__ import annotations
@@ -14,6 +17,14 @@ import json
 
 import streamlit as st
 
+from core.records.disclosure import (
+    DisclosureScore,
+    load_disclosure,
+    read_decisions,
+    reference_decisions,
+    score_decision_file,
+)
+from core.records.inputs import MAX_BYTES, InputError, dump_lines
 from core.records.score import score_responses
 from core.records.views import (
     ArmsView,
@@ -32,15 +43,27 @@ from core.records.views import (
     score_view,
     writeback_view,
 )
+from core.records.writeback import (
+    WritebackScore,
+    load_updates,
+    read_writebacks,
+    reference_writebacks,
+    score_writeback_file,
+)
 from core.urlparams import ChoiceParam
 
 from .cache import shared_cache
 from .params import current, url_sync
 from .uploads import keep_last_good
 
-__all__ = ["arms_of", "as_of_of", "base_of", "disclosure_of", "example_bytes", "item_of",
-           "read_response_upload", "reference_score", "url_select_slider", "writeback_of"]
+__all__ = ["UPLOAD_MB", "arms_of", "as_of_of", "base_of", "decision_example_bytes",
+           "disclosure_of", "example_bytes", "item_of", "read_decision_upload",
+           "read_response_upload", "read_writeback_upload", "reference_decision_score",
+           "reference_score", "reference_writeback_score", "url_select_slider",
+           "writeback_example_bytes", "writeback_of"]
 
+#: The upload cap in MiB as the uploader states it (``server.maxUploadSize``).
+UPLOAD_MB = MAX_BYTES // 2**20
 
 
 def _day(iso: str) -> _dt.date:
@@ -95,12 +118,89 @@ def example_bytes(today: str) -> bytes:
     return "".join(json.dumps(r) + "\n" for r in base_of(today).responses).encode("utf-8")
 
 
+def _refused(read):
+    """``read()``; a refusal lists the first three malformed lines (the command line lists
+    twenty), and a ``RecursionError`` (which the reader's depth limit should never let
+    through) is refused as a ``ValueError`` too: an upload never ends in an exception box."""
+    try:
+        return read()
+    except InputError as exc:
+        raise ValueError(exc.summary(3)) from None
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
+
+
 @shared_cache(max_entries=16)
 def _upload_score(today: str, digest: str, name: str, _data: bytes) -> ScoreView:
     """The score of an uploaded file, shared by digest (``ValueError`` if it is refused)."""
     base = base_of(today)
-    pairs = parse_upload(_data, name=name)
+    pairs = _refused(lambda: parse_upload(_data, name=name))
     return score_view(score_responses(pairs, base.items, base.world, today=base.today))
+
+
+@shared_cache(max_entries=2)
+def decision_example_bytes() -> bytes:
+    """The reference reader's release decisions as a JSON Lines file (an example upload)."""
+    requesters, infos = load_disclosure()
+    return dump_lines(reference_decisions(infos, requesters))
+
+
+@shared_cache(max_entries=2)
+def reference_decision_score() -> DisclosureScore:
+    """M9–M11 per condition of the reference reader's decisions."""
+    requesters, infos = load_disclosure()
+    return score_decision_file(reference_decisions(infos, requesters), infos,
+                               requesters=tuple(requesters))
+
+
+@shared_cache(max_entries=16)
+def _decision_score(digest: str, name: str, _data: bytes) -> DisclosureScore:
+    requesters, infos = load_disclosure()
+    pairs = _refused(lambda: read_decisions(_data, name=name))
+    return score_decision_file(pairs, infos, requesters=tuple(requesters))
+
+
+def read_decision_upload(uploaded, *, key: str) -> tuple[DisclosureScore, str] | None:
+    """Score an uploaded decision file (:mod:`core.records.disclosure`'s contract); keep the
+    last good one when a new one is refused (one plain-text error line)."""
+    got = keep_last_good(
+        uploaded, key=key, default="decisions.jsonl", load=_decision_score,
+        kept_note=" Still scoring the previous file, {name}.",
+        expired_note=" Showing the reference reader instead.",
+        none_note=" Showing the reference reader instead.")
+    return None if got is None else (got[0], got[1])
+
+
+@shared_cache(max_entries=4)
+def writeback_example_bytes(today: str) -> bytes:
+    """The reference readers' write-back responses as a JSON Lines file."""
+    return dump_lines(reference_writebacks(base_of(today).world, load_updates()))
+
+
+@shared_cache(max_entries=4)
+def reference_writeback_score(today: str) -> WritebackScore:
+    """M12–M13 per arm of the reference readers' write-back responses."""
+    world, updates = base_of(today).world, load_updates()
+    return score_writeback_file(reference_writebacks(world, updates), world, updates)
+
+
+@shared_cache(max_entries=16)
+def _writeback_score(today: str, digest: str, name: str, _data: bytes) -> WritebackScore:
+    pairs = _refused(lambda: read_writebacks(_data, name=name))
+    return score_writeback_file(pairs, base_of(today).world, load_updates())
+
+
+def read_writeback_upload(uploaded, *, key: str, today: str
+                          ) -> tuple[WritebackScore, str] | None:
+    """Score an uploaded write-back file (:mod:`core.records.writeback`'s contract); keep
+    the last good one when a new one is refused (one plain-text error line)."""
+    got = keep_last_good(
+        uploaded, key=key, default="writebacks.jsonl",
+        load=lambda digest, name, data: _writeback_score(today, digest, name, data),
+        kept_note=" Still scoring the previous file, {name}.",
+        expired_note=" Showing the reference readers instead.",
+        none_note=" Showing the reference readers instead.")
+    return None if got is None else (got[0], got[1])
 
 
 def read_response_upload(uploaded, *, key: str, today: str) -> tuple[ScoreView, str] | None:
