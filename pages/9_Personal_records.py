@@ -260,7 +260,10 @@ def disclosure_upload_panel() -> None:
                       width="stretch")
     if len(res.errors):
         shown = (res.errors.groupby(["condition", "requester", "item"], sort=False).size()
-                 .reset_index(name="replicates").replace({"condition": COND}))
+                 .reset_index(name="replicates")
+                 .replace({"condition": COND, "requester": {"hr": "HR", "web_form": "web form"}}))
+        st.caption("The critical errors: who was given what they are not entitled to, and "
+                   "in how many replicates.")
         st.dataframe(shown, hide_index=True, width="stretch",
                      height=table_height(min(len(shown), 8)))
 
@@ -358,7 +361,8 @@ def score_panel() -> None:
                "the studied arm is better. Sign test over items, no correction for the "
                "thirteen comparisons.")
     st.markdown("##### The same test on the other measures")
-    tests = view.measure_tests.rename(columns=HEADERS)
+    tests = view.measure_tests.drop(columns="better").rename(columns=HEADERS)
+    tests.insert(0, "measure", tests.pop("measure"))  # 11 columns fit 1280 px without "better"
     st.dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)),
                  column_config={**num_columns(tests, "%.3f"),
                                 "p (sign test)": st.column_config.NumberColumn(format="%.2g")})
