@@ -139,7 +139,7 @@ def test_a_model_s_decisions_are_scored_on_the_page(env):
     table = table_with(at, "precision (M9)").set_index("policy")
     assert table.loc["classification records", "critical errors (M11)"] == 1
     errors = table_with(at, "replicates")
-    assert {"web_form", "D05"} & set(errors["requester"]) == {"web_form"}
+    assert {"web form", "D05"} & set(errors["requester"]) == {"web form"}  # in words
 
 
 def test_a_model_s_updates_are_scored_on_the_page(env, base):
