@@ -26,8 +26,10 @@ RUN python -m core build --db data/arbiter.duckdb
 
 EXPOSE 8501
 
-# slim has no curl: ask Streamlit's health endpoint with the standard library.
-HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+# slim has no curl: ask Streamlit's health endpoint with the standard library. serve.py
+# computes every page's first view before the server answers (10-35 s on a shared two-core
+# machine), so the first visitor waits on nothing; the start period leaves room for it.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=120s --retries=3 \
     CMD ["python", "-c", "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=3)"]
 
 CMD ["python", "serve.py", "--server.port=8501", "--server.address=0.0.0.0"]

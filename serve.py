@@ -1,4 +1,4 @@
-"""Start Arbiter the way ``make run`` and the Docker image do: store first, imports once.
+"""Start Arbiter the way ``make run`` and the Docker image do: store, imports, every page.
 
 ``python serve.py [streamlit options …]`` (for example ``--server.port 8501``):
 
@@ -7,7 +7,15 @@
    waits on a blank page (the app still builds it itself when started another way);
 2. imports every module the pages use, in the main thread, before the server exists
    (``pages/_shared/preload.py`` says why);
-3. hands over to ``streamlit run app.py`` with the options given.
+3. computes every page's default view once (the home page and every page of
+   ``core/pages_registry.py``; ``pages/_shared/warmup.py``), so that no first visitor waits
+   on a cold computation (the Bias lab's nominal setting, the Extraction page's views);
+   ``ARBITER_WARMUP=0`` skips it;
+4. hands over to ``streamlit run Home.py`` with the options given: the server accepts
+   visitors only now.
+
+Every start-up line on the terminal begins ``arbiter:`` and says in plain words what is
+being done.
 
 BLAS runs single-threaded (``OPENBLAS_NUM_THREADS`` and friends default to 1 here, before
 NumPy loads): the pages' matrix products are small, and on a shared two-core server the
@@ -28,6 +36,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -69,21 +78,22 @@ def _ensure_store() -> Path | None:
             store_info(path)
             return None
         except StoreError as exc:
-            print(f"arbiter: the store is unusable ({exc}); the app will say so",
-                  file=sys.stderr)
+            print(f"arbiter: the data file {path} cannot be used ({exc}); every page "
+                  "will say so", file=sys.stderr)
             return None
 
     def progress(msg: str, frac: float) -> None:
         print(f"arbiter: [{frac:4.0%}] {msg}", file=sys.stderr, flush=True)
 
-    print(f"arbiter: building the store {path.name} (first start) …", file=sys.stderr)
+    print(f"arbiter: first start: building the data file {path} (simulated people, their "
+          "sources' answers, every method's results) …", file=sys.stderr)
     try:
         build_store(path, TestbedConfig(), progress=progress)
         return None
     except (OSError, StoreError, duckdb.Error) as exc:
         why = getattr(exc, "strerror", None) or exc
-        print(f"arbiter: cannot write the store there ({why}); building a temporary one",
-              file=sys.stderr)
+        print(f"arbiter: cannot write the data file there ({why}); building a temporary "
+              "one instead", file=sys.stderr)
     folder = Path(tempfile.mkdtemp(prefix="arbiter-store-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     fallback = folder / path.name
@@ -93,8 +103,29 @@ def _ensure_store() -> Path | None:
     return folder
 
 
+def _warm_up() -> None:
+    """Compute every page's default view (``pages/_shared/warmup.py``), saying so."""
+    from pages._shared import warmup
+
+    if not warmup.enabled():
+        print(f"arbiter: {warmup.ENV_VAR}=0: the pages are not prepared; each page's first "
+              "visitor waits for its computations", file=sys.stderr)
+        return
+    print(f"arbiter: preparing every page's first view before opening the doors "
+          f"({len(warmup.SCRIPTS)} pages) …", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    done = warmup.warm_up(ROOT, say=lambda line: print(f"arbiter: {line}", file=sys.stderr,
+                                                        flush=True))
+    cold = [w.title for w in done if w.problem is not None]
+    print(f"arbiter: {len(done) - len(cold)} of {len(done)} pages ready in "
+          f"{time.perf_counter() - t0:.0f} s"
+          + (f" (not ready: {', '.join(cold)})" if cold else "")
+          + "; starting the web server", file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Build the store if needed, preload, then run ``streamlit run app.py *argv``."""
+    """Build the store if needed, preload, prepare every page, then run
+    ``streamlit run Home.py *argv``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     os.chdir(ROOT)
     _ensure_store()
@@ -107,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     cache_log.setLevel(logging.ERROR)
     import pages._shared.preload  # noqa: F401  (everything, once, before any session)
 
+    _warm_up()  # caches warn "No runtime found" here too: still quiet
     cache_log.setLevel(level)
 
     from pages._shared import timing
@@ -114,7 +146,15 @@ def main(argv: list[str] | None = None) -> int:
     timing.install_from_env()
     from streamlit.web import cli
 
-    return cli.main.main(args=["run", str(ROOT / "app.py"), *argv], prog_name="streamlit",
+    # the warm-up read .streamlit/config.toml before the command line's flags were known;
+    # the server reads both afresh before it starts, so Streamlit's "please restart" hint
+    # about the [server] options it then logs asks for nothing
+    logging.getLogger("streamlit.config").addFilter(
+        lambda record: "config option section was detected" not in record.getMessage())
+
+    from core.pages_registry import HOME_SCRIPT
+
+    return cli.main.main(args=["run", str(ROOT / HOME_SCRIPT), *argv], prog_name="streamlit",
                          standalone_mode=False) or 0
 
 

@@ -50,13 +50,17 @@ def build_store(
     world = load_world()
     check_world(world)  # seed 002's world checks run before anything else (its §4.1)
     step = progress or (lambda msg, frac: None)
-    step(f"generating {len(config.seeds)} seed(s)", 0.05)
+    people = 3 * config.personas_per_difficulty * len(config.seeds)
+    step(f"simulating {people:,} people's 30 days and what five sources recorded of them "
+         f"({len(config.seeds)} independent batches)", 0.05)
     tb = generate(config)
     preds = None
     if evaluate:
-        step("fitting, calibrating and scoring every resolver", 0.15)
+        step("teaching every method that settles the sources' disagreements (the "
+             "resolvers) on the training people, and scoring it on the test people", 0.15)
         preds = predictions_frame(run_testbed(tb), run_id=f"default-{config.key}")
-    step("rendering the prose and extracting μ̂ from it", 0.25)
+    step("writing each test person's records out as text, and reading their answers back "
+         "from that text", 0.25)
     prose = prose_tables(tb, keep=tb.personas["split"].isin(PROSE_SPLITS).to_numpy())
     extra = dict(study_tables(world))
     shipped = load_shipped_nq301()

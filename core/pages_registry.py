@@ -1,6 +1,6 @@
 """The page registry: one frozen record per page of the app, in menu order.
 
-The home page draws one card per record (``app.py``) and a page may take its browser title
+The home page draws one card per record (``Home.py``) and a page may take its browser title
 and icon from its record (:func:`page`). Adding a page: its file in ``pages/`` and one record
 here (``CONTRIBUTING.md``, "A page").
 
@@ -11,9 +11,17 @@ in the files' menu order (their number prefix).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-__all__ = ["PAGES", "Page", "page"]
+__all__ = ["HOME_SCRIPT", "HOME_TITLE", "PAGES", "Page", "page"]
+
+#: The home page's script. Under the pages-directory convention the first menu entry is named
+#: after the entry script's file, so the file is ``Home.py`` (``app.py`` is a link to it, for
+#: ``streamlit run app.py`` and the commands that name it).
+HOME_SCRIPT = "Home.py"
+#: The first menu entry's label: what Streamlit makes of :data:`HOME_SCRIPT`'s name.
+HOME_TITLE = "Home"
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,12 @@ class Page:
     title: str
     icon: str
     teaches: str
+
+    @property
+    def url_path(self) -> str:
+        """Its URL path under the pages-directory convention: the file name without its
+        number prefix (``pages/3_Bias_lab.py`` is served at ``/Bias_lab``)."""
+        return re.sub(r"^[0-9]*[_ -]*", "", self.path.removeprefix("pages/").removesuffix(".py"))
 
     def __post_init__(self) -> None:
         if not (self.path.startswith("pages/") and self.path.endswith(".py")):

@@ -364,9 +364,9 @@ def write_store(
     for leftover in (tmp, Path(f"{tmp}.wal")):
         leftover.unlink(missing_ok=True)
     try:
-        step("computing ground truth", 0.35)
+        step("working out the true answer to every question from the simulated days", 0.35)
         gt = ground_truth(tb)
-        step("reading atoms", 0.5)
+        step("reading what each source answers to every question", 0.5)
         atoms = atoms_frame(readout(tb), tb.personas, kind="readout")
         if extracted_atoms is not None and len(extracted_atoms):
             named = (extracted_atoms["extractor"] if "extractor" in extracted_atoms
@@ -374,7 +374,7 @@ def write_store(
             hat = extracted_atoms.assign(kind="extracted",
                                          extractor=named.where(named.notna(), extractor))
             atoms = pd.concat([atoms, hat[atoms.columns]], ignore_index=True)
-        step("writing the store", 0.65)
+        step("saving everything to the data file", 0.65)
         personas = tb.personas[list(PERSONA_COLUMNS)].copy()
         personas["row"] = np.arange(tb.n)
         frames = {"personas": personas, "ground_truth": gt}

@@ -88,13 +88,16 @@ def board() -> None:
     """Bootstrap size and methods, and every table and figure they change."""
     c1, c2 = st.columns([1, 3])
     b = ui.url_select(P_B, "Bootstrap replicates B", where=c1, help=tip("Bootstrap interval"))
-    methods = ui.url_multiselect(P_METHODS, "Methods", where=c2, format_func=METHOD_SHORT.get,
-                                 help="Which methods the figures and tables show.")
+    # pills, not a multiselect: eleven chips wrap instead of scrolling out of sight
+    methods = ui.url_pills(P_METHODS, "Methods", where=c2, format_func=METHOD_SHORT.get,
+                           help="Which methods the figures and tables show.")
     if not methods:
         st.info("Choose at least one method to show.", icon=":material/checklist:")
         st.stop()
     with ui.store_guard():
         v = glue.leaderboard_board(path, stamp, int(b), tuple(methods))
+    with st.expander("What the short names mean", icon=":material/abc:"):
+        st.markdown("\n".join(f"- {line}" for line in v.method_key))
 
     st.header("Forced accuracy")
     for col, h in zip(st.columns(4), v.headlines, strict=False):
@@ -135,7 +138,6 @@ def board() -> None:
     glue.show_chart("lb_slices", key, lambda: figures.slices_figure(v.slices, methods=shown),
                     file_name="leaderboard_slices", download=(v.slices, "reachability_slices",
                                                               "Slices table"))
-    st.caption(f"Methods: {v.method_key}.")
 
 
 board()

@@ -90,7 +90,7 @@ def test_leaderboard_shows_the_forced_table_and_every_figure(eval_env, runs):
 def test_leaderboard_method_choice_and_learned_table(eval_env):
     at = open_page(LEADERBOARD, {"lb_methods": ["DSNBF", "MV"], "lb_b": "200"})
     assert not at.exception and not at.warning
-    assert sorted(at.multiselect(key="lb_methods").value) == ["dsnbf", "majority_vote"]
+    assert sorted(at.button_group(key="lb_methods").value) == ["dsnbf", "majority_vote"]
     forest = charts(at)[0]["data"][0]
     assert len(forest["y"]) == 2
     n_frames = len(at.dataframe)

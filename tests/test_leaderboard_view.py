@@ -24,6 +24,7 @@ from core.evaluation.tables import (
     reachability_slices,
     selective_table,
 )
+from core.resolvers.registry import method_short
 from core.testbed.config import TestbedConfig
 from core.testbed.generate import generate
 from core.testbed.questions import SOURCE_LABELS, SOURCES
@@ -66,7 +67,8 @@ def test_board_view_keeps_board_order_and_the_table_rows(parts, methods):
         assert f"{h.ci_low:.1f} to {h.ci_high:.1f}" in h.help and "50 bootstrap" in h.help
     assert v.forced.full is main and "regenerated" in v.forced.shown.columns
     assert "delta_regenerated" not in v.forced.shown.columns  # narrowed for the reader
-    assert v.method_key.count("=") == len(v.methods)
+    short = method_short()  # one line per method shown: its short name, then words
+    assert [line.split(" — ")[0] for line in v.method_key] == [short[m] for m in v.methods]
 
 
 def test_board_view_reachability_share_and_selective_columns(parts):

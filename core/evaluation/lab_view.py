@@ -22,7 +22,7 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from ..resolvers.registry import method_labels, method_short, resolver
+from ..resolvers.registry import method_labels, method_short, method_words, resolver
 from ..testbed.questions import SOURCE_LABELS
 from .display import Table, table
 from .lab import LabResult, describe_what_broke, is_nominal, what_broke
@@ -85,7 +85,9 @@ class LabHeadline:
 
     @property
     def help(self) -> str:
-        return f"{self.label}: 95 % interval {self.ci_low:.1f} to {self.ci_high:.1f} %."
+        """What the method is, in words, and its interval."""
+        return (f"{method_words()[self.method]} 95 % interval {self.ci_low:.1f} to "
+                f"{self.ci_high:.1f} %.")
 
 
 @dataclass(frozen=True)

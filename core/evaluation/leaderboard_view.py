@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..resolvers.registry import method_labels, method_short
+from ..resolvers.registry import method_short, method_words
 from ..testbed.questions import SOURCE_LABELS, SOURCES, question
 from .diagnostics import confusion_matrix, learned_confusion
 from .display import Table, table
@@ -99,9 +99,9 @@ class Headline:
 
     @property
     def help(self) -> str:
-        """The long form: the method's full name and the interval."""
-        return (f"{self.label}: 95 % interval {self.ci_low:.1f} to {self.ci_high:.1f} % "
-                f"({self.b:,} bootstrap replicates).")
+        """The long form: what the method is, in words, and the interval."""
+        return (f"{method_words()[self.method]} 95 % interval {self.ci_low:.1f} to "
+                f"{self.ci_high:.1f} % ({self.b:,} bootstrap replicates).")
 
 
 @dataclass(frozen=True)
@@ -131,10 +131,11 @@ class BoardView:
         return None if self.llm is None or self.llm.empty else self.llm.frame
 
     @property
-    def method_key(self) -> str:
-        """"DSNBF = DSNBF; MV = Majority Vote (…)" for the methods shown."""
-        short, labels = method_short(), method_labels()
-        return "; ".join(f"{short[m]} = {labels[m]}" for m in self.methods)
+    def method_key(self) -> tuple[str, ...]:
+        """One line per method shown: its short name and what it is, in words ("SSB — Single
+        Source Best: for each question, trusts the one source …")."""
+        short, words = method_short(), method_words()
+        return tuple(f"{short[m]} — {words[m]}" for m in self.methods)
 
 
 def board_view(main: pd.DataFrame, tables: Mapping[str, pd.DataFrame], *,

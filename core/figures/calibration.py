@@ -55,6 +55,7 @@ __all__ = [
     "decomposition_figure",
     "heldout_figure",
     "label_source_figure",
+    "rate_axis_range",
     "rule_colors",
     "smooth_reliability_figure",
     "system_accuracy_figure",
@@ -826,17 +827,27 @@ def budget_curves_figure(summary: pd.DataFrame, *, budget: float | None = None,
     if "coverage_all" in summary.columns:
         cov = np.concatenate([cov, summary["coverage_all"].to_numpy(float)])
     if cov.size and np.isfinite(cov).any():  # no zoom into Monte Carlo noise around 95 %
-        lo = min(0.85, float(np.nanmin(cov)) - 0.02, level - 0.05)
+        lo = max(0.0, min(0.85, float(np.nanmin(cov)) - 0.02, level - 0.05))
         layout["yaxis3"]["range"] = [lo, 1.005]
     for k in (4, 5, 6):
         layout[f"xaxis{k}"]["title"] = {"text": "Pilot budget (labels)"}
-        # shares: a flat panel (e.g. right direction 1 at every budget) would autoscale to
-        # a range like [0, 2]; show it on the share's own scale instead
-        vals = summary[_BUDGET_PANELS[k - 1][0]].to_numpy(float)
-        vals = vals[np.isfinite(vals)]
-        if vals.size and np.ptp(vals) < 1e-12:
-            layout[f"yaxis{k}"]["range"] = [-0.03, 1.03]
+        layout[f"yaxis{k}"]["range"] = rate_axis_range(summary[_BUDGET_PANELS[k - 1][0]])
+    for trace in data:  # a share of 0 or 1 sits on the axis edge: draw its marker whole
+        if trace["yaxis"] in ("y4", "y5", "y6"):
+            trace["cliponaxis"] = False
     return figure(data, layout)
+
+
+def rate_axis_range(values) -> list[float]:
+    """The y range of a panel of shares (rates in [0, 1]): from 0 to 1.1 × the largest one.
+
+    ``[0, 1]`` when that reaches 1 or when no share is positive (a panel flat at 0 would
+    autoscale to a meaningless range such as [−1, 0.5]); never below 0, never above 1.
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    top = float(v.max()) if v.size else 0.0
+    return [0.0, 1.0] if top <= 0 or 1.1 * top >= 1 else [0.0, 1.1 * top]
 
 
 _HELDOUT = (("ref_raw", "reference-<br>selected<br>rule, raw"),

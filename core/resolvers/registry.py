@@ -35,6 +35,7 @@ __all__ = [
     "method_labels",
     "method_mechanisms",
     "method_short",
+    "method_words",
     "resolver",
     "selective_methods",
 ]
@@ -79,6 +80,9 @@ class Resolver:
         T jointly with θ, so it is fitted apart).
     heavy : bool
         The longest fit: ``run_seed(parallel=True)`` fits it in a second thread.
+    words : str
+        What it is, for a student: the short name spelled out, then what it does, in one
+        plain sentence (the Leaderboard's key of the short names; seed 000 §9).
     """
 
     name: str
@@ -92,6 +96,7 @@ class Resolver:
     selective: bool = False
     shared_fit: bool = True
     heavy: bool = False
+    words: str = ""
 
     def __post_init__(self) -> None:
         if (self.make is None) == (self.oracle is None):
@@ -130,45 +135,69 @@ def _plain(cls):
 RESOLVERS: tuple[Resolver, ...] = (
     Resolver("random", "Random", "Random", "baseline",
              "1/K for every answer: a uniform guess",
-             "it ignores the sources", make=_plain(RandomGuess)),
+             "it ignores the sources", make=_plain(RandomGuess),
+             words="Random guess: picks one of the possible answers at random."),
     Resolver("majority_class", "Majority Class", "MajClass", "baseline",
              "how often the answer was the truth on the train split",
              "it ignores the sources and answers the training set's most common label",
-             make=_plain(MajorityClass)),
+             make=_plain(MajorityClass),
+             words="Majority Class: always gives the answer most common among the training "
+                   "people, whatever the sources say."),
     Resolver("ssb", "SSB", "SSB", "baseline",
              "the chosen source's train accuracy when it answers",
              "it trusts one source per question, chosen on the train split",
-             make=_selective(SSB), selective=True),
+             make=_selective(SSB), selective=True,
+             words="Single Source Best: for each question, trusts the one source that was "
+                   "right most often on the training people."),
     Resolver("ssb_global", "SSB-Global", "SSB-G", "baseline",
              "the chosen source's train accuracy when it answers",
-             "it trusts one source for all 18 questions", make=_plain(SSBGlobal)),
+             "it trusts one source for all 18 questions", make=_plain(SSBGlobal),
+             words="Single Source Best, global: trusts one source, the best over all 18 "
+                   "questions together."),
     Resolver("majority_vote", "Majority Vote (≡ ArgRAG equal-weight)", "MV", "vote",
              "the winner's share of the active votes",
              "it counts every source's atom equally, so a biased majority outvotes an "
-             "accurate minority", make=_plain(MajorityVote)),
+             "accurate minority", make=_plain(MajorityVote),
+             words="Majority Vote: the answer most sources give, every source counted "
+                   "equally (the equal-weight form of the ArgRAG argumentation baseline)."),
     Resolver("bcf", "BCF(4p)", "BCF", "vote",
              "the winning answer's share of the bias-corrected scores",
              "it corrects a fixed one-step bias per source, whatever the bias scale",
-             make=_plain(BCF)),
+             make=_plain(BCF),
+             words="Bias-Corrected Fusion: a vote after undoing each source's known bias "
+                   "(one step along the answer scale), with four fitted discounts."),
     Resolver("abf", "ABF", "ABF", "vote",
              "the winning answer's share of the explanation scores",
              "it blends a fixed bias shift and the raw atom with six fitted weights",
-             make=_selective(ABF), selective=True),
+             make=_selective(ABF), selective=True,
+             words="Abductive Bias-aware Fusion: scores each answer by how well it explains "
+                   "every source's report, as the truth or as the truth seen through that "
+                   "source's bias."),
     Resolver("nbf", "NBF", "NBF", "learned",
              "the posterior probability of the answer",
              "it re-learns each source's confusion matrix from the labelled train personas",
-             make=_selective(NBF), selective=True, shared_fit=False),
+             make=_selective(NBF), selective=True, shared_fit=False,
+             words="Naive Bayes Fusion: learns from the training people how often each "
+                   "source gives each answer when the truth is another, then weighs the "
+                   "sources as independent witnesses."),
     Resolver("dsnbf", "DSNBF", "DSNBF", "learned",
              "the posterior probability of the answer",
              "it re-learns each source's confusion matrix per difficulty class from the "
-             "labelled train personas", make=_selective(DSNBF), selective=True, heavy=True),
+             "labelled train personas", make=_selective(DSNBF), selective=True, heavy=True,
+             words="Difficulty-Stratified Naive Bayes Fusion: Naive Bayes Fusion with its own "
+                   "tables for each kind of person (stable, changing over the month, saying "
+                   "one thing and doing another), the kind guessed from the sources."),
     Resolver("dawid_skene", "Dawid–Skene (no labels)", "DS", "learned",
              "the posterior probability of the answer, learned without labels",
              "it learns confusion matrices without labels, from agreement between sources "
-             "alone", make=_plain(DawidSkene)),
+             "alone", make=_plain(DawidSkene),
+             words="Dawid–Skene: learns the same tables as Naive Bayes Fusion without any "
+                   "labels, from how the sources agree with each other."),
     Resolver("source_reachability", "Source Reachability (GT-aided)", "Reach", "ceiling",
              "1 when some atom equals the truth, else the plurality's vote share",
-             oracle=source_reachability, selective=True),
+             oracle=source_reachability, selective=True,
+             words="Source Reachability: right whenever some source gives the true answer; "
+                   "it is told the truth, so it is a ceiling, not a method."),
 )
 
 _BY_NAME = MappingProxyType({r.name: r for r in RESOLVERS})
@@ -211,6 +240,15 @@ def method_short() -> dict[str, str]:
     """Short name of every forced and selective name."""
     out = {r.name: r.short for r in RESOLVERS}
     out.update({r.skip_name: r.skip_short for r in RESOLVERS if r.selective})
+    return out
+
+
+def method_words() -> dict[str, str]:
+    """What every forced and selective method is, in one plain sentence (a selective variant:
+    its base method's sentence and that it may abstain)."""
+    out = {r.name: r.words for r in RESOLVERS}
+    out.update({r.skip_name: f"{r.words} This variant may skip a question it is unsure of."
+                for r in RESOLVERS if r.selective})
     return out
 
 

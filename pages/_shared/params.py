@@ -55,6 +55,7 @@ __all__ = [
     "sync_url",
     "url_multiselect",
     "url_number",
+    "url_pills",
     "url_segmented",
     "url_select",
     "url_slider",
@@ -379,6 +380,21 @@ def url_multiselect(spec: ChoiceParam, label: str, *, where=st, format_func=None
     _seed(spec)
     where.multiselect(label, list(spec.options), key=spec.key, on_change=url_sync(spec),
                       format_func=_fmt(spec, format_func), **kwargs)
+    return current(spec)
+
+
+def url_pills(spec: ChoiceParam, label: str, *, where=st, format_func=None, **kwargs):
+    """``st.pills`` choosing several options of ``spec``; returns a tuple in option order.
+
+    Unlike ``st.multiselect``, whose chips stay on one line and scroll out of sight when
+    there are many (the Leaderboard's eleven methods at 1280 px), the pills wrap onto as
+    many rows as they need (``wrap=True`` unless given: in a column Streamlit would keep
+    them on one scrolling row) and show the options left out too.
+    """
+    _seed(spec)
+    kwargs.setdefault("wrap", True)
+    where.pills(label, list(spec.options), selection_mode="multi", key=spec.key,
+                on_change=url_sync(spec), format_func=_fmt(spec, format_func), **kwargs)
     return current(spec)
 
 

@@ -1,0 +1,83 @@
+"""Arbiter: home page (the three stories, what each page teaches, the store).
+
+Run with ``python serve.py`` or ``streamlit run Home.py``. Pages live in ``pages/``
+(Streamlit's pages-directory convention: ``pages/1_Walkthrough.py`` is served at
+``/Walkthrough``, and the first menu entry is named after this file, hence ``Home.py``);
+shared Streamlit glue is the package ``pages/_shared``; the logic is in ``core`` (no
+Streamlit there). ``app.py`` is a symbolic link to this file, so ``streamlit run app.py``
+shows the same menu (Streamlit names the entry after the file the link points to): edit
+``Home.py``, never the link.
+"""
+
+from __future__ import annotations
+
+import pages._shared.preload  # noqa: F401  (first: imports everything in one order)
+
+import streamlit as st
+
+from core.pages_registry import PAGES
+from pages._shared import ensure_store, load_store_info, store_guard, store_stamp
+from pages._shared.ui import FAVICON
+
+st.set_page_config(layout="wide", page_title="Arbiter", page_icon=FAVICON)
+
+st.title("Arbiter")
+st.markdown(
+    "#### When evidence sources disagree, who settles it — and who checks the settler?"
+)
+st.markdown(
+    "* **Sources conflict.** A person's plans, self-reports, payment logs and wearable each "
+    "record the same days, each with its own bias, blind spots and lost days.\n"
+    "* **Resolvers settle or abstain.** Fusion rules (majority vote, confusion-matrix "
+    "models, LLM judges) pick an answer, and the good ones know when not to.\n"
+    "* **Labels decide the ranking.** Score the same methods against a cheaper label source "
+    "and the order of the leaderboard can flip."
+)
+
+path = ensure_store()
+
+st.subheader("Three stories")
+s1, s2, s3 = st.columns(3)
+with s1, st.container(border=True, height="stretch"):
+    st.markdown("**Seed 000 · Multi-source memory benchmark**")
+    st.caption("4 seeds × 480 synthetic people × 30 days × 5 sources × 18 survey questions, "
+               "with a ground truth computed from the latent days.")
+    st.badge("available", color="green", icon=":material/check:")
+    st.page_link("pages/1_Walkthrough.py", label="Start with the walkthrough",
+                 icon=":material/arrow_forward:")
+with s2, st.container(border=True, height="stretch"):
+    st.markdown("**Seed 002 · Personal records with validity intervals**")
+    st.caption("One person's records, source tiers, as-of dates, a conflict policy, "
+               "disclosure and write-back.")
+    st.badge("available", color="green", icon=":material/check:")
+    st.page_link("pages/9_Personal_records.py", label="Move the date, switch the rule",
+                 icon=":material/arrow_forward:")
+with s3, st.container(border=True, height="stretch"):
+    st.markdown("**Seed 003 · The label-source effect**")
+    st.caption("Does a cheap label source reverse the ranking of two confidence rules, and "
+               "how many human labels settle it?")
+    st.badge("available", color="green", icon=":material/check:")
+    st.page_link("pages/6_Ranking_reversal.py", label="See a ranking reverse",
+                 icon=":material/arrow_forward:")
+
+st.subheader("Pages")
+for card in PAGES:  # one card per page, in menu order (core/pages_registry.py)
+    with st.container(border=True):
+        st.page_link(card.path, label=f"**{card.title}**", icon=card.icon)
+        st.markdown(card.teaches)
+
+st.subheader("The store")
+with st.container(border=True):
+    with store_guard():
+        info = load_store_info(str(path), store_stamp(path))
+    config = info.get("config") or {}
+    a, b, c, d = st.columns(4)
+    a.metric("Origin", str(info["origin"]).split(":", 1)[0] or "?")
+    b.metric("Seeds", len(info["seeds"]), help=", ".join(map(str, info["seeds"])))
+    c.metric("Personas", info["n_personas"])
+    built = str(info["built_at"])
+    d.metric("Built on", built.split("T")[0] or "?", help=built or None)
+    st.caption(f"Seeds {', '.join(map(str, info['seeds']))} · {info['n_ground_truth']} "
+               f"ground-truth labels · schema {info['schema_version']}"
+               + (f" · {config.get('personas_per_difficulty')} personas per difficulty"
+                  if "personas_per_difficulty" in config else ""))
