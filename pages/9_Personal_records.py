@@ -261,7 +261,8 @@ def disclosure_upload_panel() -> None:
     if len(res.errors):
         shown = (res.errors.groupby(["condition", "requester", "item"], sort=False).size()
                  .reset_index(name="replicates")
-                 .replace({"condition": COND, "requester": {"hr": "human resources", "web_form": "web form"}}))
+                 .replace({"condition": COND,
+                           "requester": {"hr": "human resources", "web_form": "web form"}}))
         st.caption("The critical errors: who was given what they are not entitled to, and "
                    "in how many replicates.")
         st.dataframe(shown, hide_index=True, width="stretch",

@@ -30,6 +30,10 @@ FORBIDDEN = {
     # seed 002's personal records: self-contained, on nothing else of core but core.stats
     "core.records": ("core.testbed", "core.resolvers", "core.evaluation", "core.calibration",
                      "core.prose", "core.figures", "core.store", "core.audit", "core.llm"),
+    # issue 21's fusion of any table of claims: self-contained, on nothing of core but core.stats
+    "core.fusion": ("core.testbed", "core.resolvers", "core.evaluation", "core.calibration",
+                    "core.prose", "core.figures", "core.store", "core.audit", "core.llm",
+                    "core.records", "core.build", "core.cli"),
     "core.figures": ("core.llm",),
 }
 #: Known exceptions, each with the reason and the issue that removes it.
