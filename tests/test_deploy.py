@@ -177,7 +177,7 @@ def test_serve_builds_a_missing_store_first(monkeypatch, tmp_path, capsys):
     serve._ensure_store()
     assert store_info(path).n_personas == 12
     err = capsys.readouterr().err
-    assert "building the store arbiter.duckdb" in err and "[100%] done" in err
+    assert f"building the data file {path}" in err and "[100%] done" in err
     serve._ensure_store()  # present: nothing to do, nothing printed
     assert capsys.readouterr().err == ""
 

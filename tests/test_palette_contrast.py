@@ -625,6 +625,7 @@ NOT_BUILDERS = {
     "leaderboard.axis_label": "a label string",
     "walkthrough.atom_grid_status": "cell statuses (strings)",
     "walkthrough.clock_ticks": "tick values and labels",
+    "calibration.rate_axis_range": "an axis range (numbers), no colour",
     **{f"palette.{n}": "the palette's own functions (tested above)"
        for n in ("check_palette", "contrast_ratio", "delta_e76", "is_line_color",
                  "parse_color", "relative_luminance", "translucent")},
