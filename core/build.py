@@ -1,9 +1,10 @@
 """Build a store: generate the seed-000 testbed, fit every resolver, write it all to DuckDB.
 
 The one place that joins the layers a fresh store needs (testbed → resolvers → evaluation,
-seed 000's NL memory path, the shipped NQ-open files of seed 003 and seed 002's authored
-world, checked first) and hands the result to :mod:`core.store`, which itself only reads and
-writes tables, so the store never imports the evaluation it is read by.
+seed 000's NL memory path, the shipped NQ-open files of seed 003, seed 002's authored
+world, checked first, and issue 21's built-in claims tables through every resolver,
+:func:`core.fusion.builtin.store_tables`) and hands the result to :mod:`core.store`, which
+itself only reads and writes tables, so the store never imports the evaluation it is read by.
 
 The NL memory (seed 000 §8.6 stages 4–6, :mod:`core.prose.tables`): the personas of
 :data:`PROSE_SPLITS` are rendered, our deterministic extractor reads μ̂ back from the prose
@@ -20,6 +21,7 @@ from collections.abc import Callable
 
 from .calibration.nq301 import load_shipped_nq301
 from .evaluation.run import predictions_frame, run_testbed
+from .fusion.builtin import store_tables as fusion_store_tables
 from .prose.tables import prose_tables
 from .records.checks import check_world
 from .records.tables import study_tables
@@ -66,6 +68,9 @@ def build_store(
     shipped = load_shipped_nq301()
     if shipped is not None:
         extra |= {"nq301_items": shipped[0], "nq301_answers": shipped[1]}
+    step("settling the disagreements of the real data sets (flight web sites, crowd workers, "
+         "question-answering systems) with every method", 0.3)
+    extra |= fusion_store_tables()
     return write_store(path, tb, origin="generated", config=config.to_dict(),
                        extracted_atoms=prose.extracted, renders=prose.renders,
                        render_lines=prose.render_lines, predictions=preds,

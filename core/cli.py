@@ -1385,6 +1385,205 @@ def _add_decompose_parser(sub, *, json_help: str, boot, boot_help: str) -> None:
     n.set_defaults(func=_cmd_noise_table)
 
 
+# -- fuse (issue 21): any claims table, or a built-in set, through the resolvers ---------------
+
+
+def _fuse_normaliser(text: str):
+    """argparse ``type``: ``case``, ``numeric:TOL`` or ``time:MIN`` (TOL, MIN finite ≥ 0)."""
+    from .fusion.normalise import CaseWhitespace, NumericTolerance, TimeTolerance
+
+    kind, _, arg = text.partition(":")
+    if kind == "case" and not arg:
+        return CaseWhitespace()
+    if kind in ("numeric", "time") and arg:
+        try:
+            tol = float(arg)
+        except ValueError:
+            tol = math.nan
+        if math.isfinite(tol) and tol >= 0:
+            return NumericTolerance(tol) if kind == "numeric" else TimeTolerance(tol)
+    raise argparse.ArgumentTypeError(f"must be case, numeric:TOL or time:MIN (a finite number "
+                                     f">= 0), got {_shown(text)}")
+
+
+def _fuse_column(text: str) -> tuple[str, object]:
+    """argparse ``type``: ``ROLE=NAME`` (``sources=A,B,…`` in the wide layout; an empty NAME
+    leaves the role unread)."""
+    role, eq, name = text.partition("=")
+    if not eq or not role:
+        raise argparse.ArgumentTypeError(f"must be ROLE=NAME, got {_shown(text)}")
+    if role == "sources":
+        names = [n for n in name.split(",") if n]
+        if not names:
+            raise argparse.ArgumentTypeError("sources=A,B,… needs at least one column")
+        return role, names
+    return role, (name or None)
+
+
+def _fuse_encoding(text: str) -> str:
+    """argparse ``type``: a codec Python knows."""
+    import codecs
+
+    try:
+        codecs.lookup(text)
+    except LookupError:
+        raise argparse.ArgumentTypeError(f"unknown encoding {_shown(text)}") from None
+    return text
+
+
+def _fuse_sep(text: str) -> str:
+    if len(text) != 1 or text in "\"\r\n":
+        raise argparse.ArgumentTypeError(f"must be one character (not a quote or newline), got "
+                                         f"{_shown(text)}")
+    return text
+
+
+def _fuse_input(args):
+    """The claims of ``args.input`` (a file, else a built-in key) and the set's key or None."""
+    from .fusion.builtin import BUILTIN_SETS, load_builtin
+    from .fusion.importer import Caps, read_claims
+
+    keys = [b.key for b in BUILTIN_SETS]
+    src = args.input
+    p = Path(src)
+    if p.is_dir():
+        raise UsageError(f"fuse: {src} is a directory, not a claims file")
+    if p.is_file():
+        columns = dict(args.columns or [])
+        if args.truth_column is not None:
+            columns["truth"] = args.truth_column or None
+        caps = Caps(max_bytes=args.max_bytes, max_rows=args.max_rows,
+                    max_columns=args.max_columns, max_field_chars=args.max_field_chars)
+        return read_claims(p, layout=args.format or "long", columns=columns,
+                           sep=args.sep, encoding=args.encoding,
+                           normalise=args.normalise or (), caps=caps), None
+    if src in keys:
+        if args.columns or args.format:
+            raise UsageError(f"fuse: --format and --columns apply to files, not the built-in "
+                             f"set {src!r}")
+        return load_builtin(src, truth=args.truth_column or None,
+                            normalise=args.normalise or ()), src
+    raise UsageError(f"fuse: {_shown(src)} is no file and no built-in set (the built-in sets "
+                     f"are {', '.join(keys)})")
+
+
+def _cmd_fuse(args) -> int:
+    from .fusion.builtin import RESOLVERS, predictions_frame, run_resolvers, score_board
+
+    t0 = time.perf_counter()
+    try:
+        imported, key = _fuse_input(args)
+        claims = imported.claims
+        methods = args.methods
+        if key == "nq_open":
+            supervised = [m for m in methods or () if RESOLVERS[m].supervised]
+            if supervised:
+                raise UsageError(f"fuse: {supervised[0]} is fitted to one label source; the "
+                                 "NQ-open board compares label-blind resolvers")
+            methods = methods or [m for m, r in RESOLVERS.items() if not r.supervised]
+        t_load = time.perf_counter() - t0
+        results, seconds = {}, {}
+        for name in methods or [m for m, r in RESOLVERS.items()
+                                if claims.has_truth or not r.supervised]:
+            t = time.perf_counter()
+            results[name] = run_resolvers(claims, [name])[name]
+            seconds[name] = time.perf_counter() - t
+        board = score_board(claims, results)
+        label_sources = None
+        if key == "nq_open":
+            from .fusion.nq import label_source_board, nq_open_judgements, source_labels
+
+            label_sources = label_source_board(results, nq_open_judgements(imported),
+                                               sources=source_labels(claims))
+    except ValueError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "invalid input"
+        raise UsageError(f"fuse: {first}") from None
+    board.insert(1, "seconds", board["method"].map(seconds))
+    gold = int(claims.gold.sum()) if claims.has_truth else 0
+    print(f"{key or args.input}: {claims.n_claims:,} claims, {claims.n_items:,} items, "
+          f"{claims.n_sources:,} sources, {claims.n_classes:,} distinct claims; "
+          + (f"truth for {gold:,} items" if gold else "no truth (agreement with majority vote)"))
+    for rule in imported.rules:
+        print(f"normalised: {rule}")
+    for w in imported.warnings:
+        print(f"warning: {w}")
+    if label_sources is None:
+        _print_table(board[["method", "against", "scored_on", "items", "answered", "accuracy",
+                            "low", "high", "seconds"]], floatfmt="{:.3f}")
+    else:
+        print("\nscored by the per-answer judgements (people, exact match); systems as rows:")
+        _print_table(label_sources.table(), floatfmt="{:.3f}")
+        print(f"{len(label_sources.flipped)} pair(s) change order between the human and the "
+              f"exact-match labels; best: human {', '.join(label_sources.top['human'])}, exact "
+              f"match {', '.join(label_sources.top['exact_match'])}")
+    if args.predictions:
+        frame = predictions_frame(claims, results)
+        try:
+            Path(args.predictions).parent.mkdir(parents=True, exist_ok=True)
+            frame.to_parquet(args.predictions, index=False)
+        except OSError as exc:
+            raise UsageError(f"cannot write --predictions {args.predictions}: "
+                             f"{exc.strerror or exc}") from None
+        print(f"wrote {len(frame):,} predictions to {args.predictions}")
+    total = time.perf_counter() - t0
+    print(f"read in {t_load:.2f} s, total {total:.2f} s")
+    _write_json(args.json, {
+        "command": "fuse", "input": args.input, "builtin": key,
+        "claims": claims.n_claims, "items": claims.n_items, "sources": claims.n_sources,
+        "classes": claims.n_classes, "gold": gold, "warnings": list(imported.warnings),
+        "rules": list(imported.rules), "board": board.to_dict(orient="records"),
+        "label_sources": None if label_sources is None else {
+            "between": list(label_sources.between), "flipped": label_sources.flipped,
+            "board": label_sources.frame.to_dict(orient="records")},
+        "seconds": {"read": round(t_load, 3), "total": round(total, 3)}})
+    return 0
+
+
+def _add_fuse_parser(sub, *, json_help: str) -> None:
+    from .fusion.builtin import BUILTIN_SETS, RESOLVERS
+    from .fusion.importer import Caps
+
+    caps = Caps()
+    f = sub.add_parser(
+        "fuse", help="any claims table (or a built-in set) through every resolver (issue 21)",
+        description="Read a claims table (CSV or Parquet, long or wide; docs/fusion.md) or a "
+                    "built-in set (" + ", ".join(b.key for b in BUILTIN_SETS) + "), run the "
+                    "resolvers and print the board: accuracy with a Wilson interval against "
+                    "the truth, or agreement with majority vote when there is none.")
+    f.add_argument("input", metavar="FILE_OR_BUILTIN",
+                   help="a claims file, or the key of a built-in set (a file of that name wins)")
+    f.add_argument("--format", choices=("long", "wide"),
+                   help="layout of a file (default long)")
+    f.add_argument("--methods", nargs="+", choices=tuple(RESOLVERS), metavar="METHOD",
+                   help="resolvers to run (default: all; naive_bayes only with truth): "
+                        + ", ".join(RESOLVERS))
+    f.add_argument("--truth-column", metavar="NAME",
+                   help="the truth column of a file ('' for none), or a built-in set's label "
+                        "column (NQ-open: human or exact_match)")
+    f.add_argument("--columns", nargs="+", type=_fuse_column, metavar="ROLE=NAME",
+                   help="column mapping: item, source, claim, truth, split, weight (long) or "
+                        "item, truth, split, sources=A,B,… (wide)")
+    f.add_argument("--normalise", action="append", type=_fuse_normaliser,
+                   metavar="case|numeric:TOL|time:MIN",
+                   help="normalise claims and truths, in the order given (repeatable)")
+    f.add_argument("--sep", type=_fuse_sep, default=",", help="CSV separator (default ,)")
+    f.add_argument("--encoding", type=_fuse_encoding, default="utf-8",
+                   help="CSV encoding (default utf-8; a UTF-8 BOM is accepted)")
+    f.add_argument("--max-bytes", type=_int_range(1, caps.max_bytes), default=caps.max_bytes,
+                   help=f"size cap, 1 to {caps.max_bytes:,} (default)")
+    f.add_argument("--max-rows", type=_int_range(1, caps.max_rows), default=caps.max_rows,
+                   help=f"row (and claim) cap, 1 to {caps.max_rows:,} (default)")
+    f.add_argument("--max-columns", type=_int_range(1, caps.max_columns),
+                   default=caps.max_columns, help=f"column cap, 1 to {caps.max_columns:,}")
+    f.add_argument("--max-field-chars", type=_int_range(1, caps.max_field_chars),
+                   default=caps.max_field_chars,
+                   help=f"characters in one field, 1 to {caps.max_field_chars:,}")
+    f.add_argument("--json", type=_json_out, help=json_help)
+    f.add_argument("--predictions", type=_json_out, metavar="OUT.parquet",
+                   help="write item, method, label, confidence as Parquet here")
+    f.set_defaults(func=_cmd_fuse)
+
+
 def _parser() -> _Parser:
     from .store import DEFAULT_DB
     from .testbed.config import DEFAULT_SEEDS
@@ -1518,6 +1717,7 @@ def _parser() -> _Parser:
     _add_records_parser(sub, json_help=json_help, boot=boot, boot_help=boot_help)
     _add_llm_parser(sub, json_help=json_help)
     _add_decompose_parser(sub, json_help=json_help, boot=boot, boot_help=boot_help)
+    _add_fuse_parser(sub, json_help=json_help)
     return p
 
 

@@ -22,6 +22,9 @@ Tables (the design card §4; names and meanings are a contract):
   (``core.prose.tables``). Quote ``"end"`` in SQL.
 * ``llm_answers``, ``predictions``, ``runs`` – frozen LLM answers and cached resolver outputs.
 * ``nq301_items``, ``nq301_answers`` – seed 003's real NQ-open case (shipped in ``data/nq301``).
+* ``fusion_claims``, ``fusion_runs``, ``fusion_predictions`` – issue 21's built-in claims tables
+  (:data:`core.fusion.builtin.STORE_SETS`), every resolver's board and answers on them
+  (:func:`core.fusion.builtin.store_tables` has the columns; read with :func:`load_fusion`).
 
 Conventions: float NaN is stored as NULL; integer codes keep ``-1`` for "none". Builds write a
 temporary file and ``os.replace`` it into place, so a failed build leaves no half-written store;
@@ -62,7 +65,9 @@ __all__ = [
     "check_store_destination",
     "check_store_file",
     "connect",
+    "FUSION_TABLES",
     "load_atoms",
+    "load_fusion",
     "load_testbed",
     "write_predictions",
     "query_df",
@@ -436,6 +441,26 @@ REQUIRED_TABLES = ("meta", "personas", "ground_truth", "atoms", "events", "knobs
                    "src_planner", "src_self_report", "src_objective", "src_device",
                    "src_profile", "reference_labels", "renders", "render_lines", "runs",
                    "predictions", "llm_answers")
+
+
+#: Issue 21's tables (optional like the NQ-open ones: a store built before them still
+#: serves every other page, and the "Your data" page computes a set it does not find).
+FUSION_TABLES = ("fusion_claims", "fusion_runs", "fusion_predictions")
+
+
+def load_fusion(con: duckdb.DuckDBPyConnection, dataset: str) -> dict[str, pd.DataFrame] | None:
+    """The stored claims, runs and predictions of one built-in set (keys of
+    :data:`FUSION_TABLES`), or ``None`` when the store lacks the tables or the set; the claims
+    in their ``row`` order, so ``core.fusion.importer.read_claims(frame)`` rebuilds them."""
+    tables = set(query_df(con, "SELECT table_name FROM information_schema.tables")
+                 ["table_name"])
+    if not set(FUSION_TABLES) <= tables:
+        return None
+    order = {"fusion_claims": "row", "fusion_runs": "position",
+             "fusion_predictions": "method, item"}
+    out = {t: query_df(con, f"SELECT * FROM {t} WHERE dataset = ? ORDER BY {order[t]}",
+                       [dataset]) for t in FUSION_TABLES}
+    return out if len(out["fusion_claims"]) else None
 
 
 def store_info(path: str | os.PathLike) -> StoreInfo:

@@ -257,3 +257,10 @@ def test_hostile_bytes_are_read_or_refused_in_one_line(data, layout):
         assert "\n" not in str(exc) and str(exc)
     else:
         assert r.claims.n_claims >= 1
+
+
+def test_a_wide_table_s_source_names_share_the_field_cap():
+    """A wide table's sources are header cells: a name over the cap is refused like a cell."""
+    text = "item,ok," + "s" * 11 + "\na,x,y\n"
+    with pytest.raises(ValueError, match="header: a column name of 11 characters; the cap is 10"):
+        read_claims(text.encode(), layout="wide", caps=Caps(max_field_chars=10))

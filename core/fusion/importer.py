@@ -243,6 +243,10 @@ def claims_from_frame(frame: pd.DataFrame, *, layout: str = "long",
         raise _fail(f"{len(frame):,} rows; the cap is {caps.max_rows:,}")
     if len(frame) == 0:
         raise _fail("the table has no rows")
+    long_names = [str(c) for c in frame.columns if len(str(c)) > caps.max_field_chars]
+    if long_names:  # a wide table's source names are header cells: the same cap
+        raise _fail(f"header: a column name of {len(long_names[0]):,} characters; the cap is "
+                    f"{caps.max_field_chars:,}")
     m = _mapping(frame, layout, columns)
     used = [c for r, c in m.items() if r != "sources"] + list(m.get("sources", []))
     cols = {c: _as_str(frame[c]) for c in used}
