@@ -169,7 +169,9 @@ if ours:
 def noise_panel() -> None:
     """A noise profile re-scores every resolver; the 2 × 2 on the same noisy atoms."""
     st.header("What if the extractor were worse?", anchor=False)
-    n1, n2 = st.columns([1, 2])
+    # the four profiles need the full width: in a third of it the third option was cut at
+    # 1280 px and the fourth hidden (issue 22)
+    n1, n2 = st.container(), st.columns([2, 1])[0]
     profile = url_segmented(P_PROFILE, "Noise profile", where=n1, help=tip("Extraction noise"),
                             format_func={"uniform": "uniform ε",
                                          "paper": "GPT-5.4's error rates",
