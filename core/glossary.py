@@ -339,6 +339,61 @@ GLOSSARY: tuple[Term, ...] = (
     Term("Sign test", "Counts the items on which one arm beats the other and those on which "
          "it loses (ties dropped), and asks how surprising that split is if neither arm is "
          "better. Exact and two-sided.", f"{S2}, §10"),
+    # ---------------------------------------------------------------- issue 21: your data
+    Term("Claims table", "Who said what about which item: one row per claim (the long "
+         "layout: item, source, claim, and the truth when known) or one row per item with a "
+         "column per source (the wide layout). Claims are compared as exact text unless a "
+         "normaliser says otherwise.", "Issue 21; docs/fusion.md",
+         ("long layout", "wide layout")),
+    Term("Normaliser", "An explicit rule that makes near-identical claims count as one "
+         "before any resolver runs: ignore case and spacing, or treat numbers or clock times "
+         "within a tolerance as the same (the Flight authors counted times within 10 minutes "
+         "as equal).", "Issue 21; Li, Dong et al. (2012)",
+         ("tolerance", "time tolerance", "numeric tolerance")),
+    Term("Truth discovery", "Settling the conflicting claims of many sources about the same "
+         "facts by estimating, together, which value is true and how trustworthy each source "
+         "is.", "Li, Dong et al. (2012); Dong, Berti-Équille & Srivastava (2009)"),
+    Term("One-coin EM", "A weighted vote in which each source has one number, the chance "
+         "that it is right, learned together with the answers by expectation maximisation "
+         "(EM); a wrong source is assumed to pick one of the other values at random.",
+         "Zhang, Chen, Zhou & Jordan (2016); Dawid & Skene (1979)", ("one-coin",)),
+    Term("GLAD", "Each source has an ability and each item a difficulty; a source is right "
+         "with a chance that grows with both (on a hard item even a good source is close to "
+         "guessing). Fitted by EM; the name is short for Generative model of Labels, "
+         "Abilities and Difficulties.", "Whitehill, Ruvolo, Wu, Bergsma & Movellan (2009)"),
+    Term("ACCU", "A truth-discovery vote: each source's vote counts more the more accurate "
+         "it is estimated to be, and the accuracies and the answers are estimated together. "
+         "Every source is assumed independent of the others.",
+         "Dong, Berti-Équille & Srivastava (2009)"),
+    Term("Source dependence", "One source copies another, or both copy a third. The "
+         "tell-tale sign is agreeing on false values: independent sources rarely make the "
+         "same mistake. ACCU + DEPEN estimates for every pair how likely it is that they "
+         "copy, and discounts a copier's vote.", "Dong, Berti-Équille & Srivastava (2009)",
+         ("DEPEN", "ACCU + DEPEN", "dependence")),
+    Term("Copy cluster", "A group of sources that make the same claim on (nearly) every item "
+         "they share. Counted as separate votes, a cluster can outvote the truth; counted "
+         "once, it is one witness.", "Issue 21; Li, Dong et al. (2012)", ("copy group",)),
+    Term("Agreement beyond chance", "How much more often two sources make the same claim "
+         "than two independent sources of their estimated accuracy would: 0 is as often as "
+         "chance, 1 is always (like Cohen's kappa, with chance taken from the accuracies).",
+         "Issue 21; core.fusion.diagnostics"),
+    Term("Equal coverage", "Resolvers compared when each answers the same share of items, "
+         "its most confident ones, and abstains on the rest. The denominator, the items it "
+         "could have answered, is stated, so an abstention is never hidden.",
+         "Geifman & El-Yaniv (2017); issue 21", ("abstention denominator",)),
+    Term("Posterior", "A resolver's probability for each possible value of an item, given "
+         "all the claims. Its answer is the most probable value, and its confidence that "
+         "probability.", "Issue 21; docs/fusion.md"),
+    Term("Contradicted answer", "A fused answer that no source claimed: a resolver that "
+         "models each source's confusions can, for instance, answer 1 on an item where "
+         "every worker said 0.", "Issue 21; core.fusion.diagnostics"),
+    Term("What-if", "Change the input and refit: switch sources off or change one claim, "
+         "and watch one item's posterior move. A learning resolver re-estimates every "
+         "source, so the item moves both through its own claims and through what the change "
+         "teaches about the sources.", "Issue 21; core.fusion.diagnostics"),
+    Term("Exact match", "An automatic marking rule: an answer counts as right only when its "
+         "normalised text equals one of a fixed list of gold answers, so a right answer "
+         "worded differently counts as wrong.", "Kamalloo et al. (2023); seed 003 §5"),
 )
 
 

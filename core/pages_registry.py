@@ -98,6 +98,10 @@ PAGES: tuple[Page, ...] = (
          "Read a person's records as the prose the resolvers really see, select an atom to "
          "highlight the sentences it came from, check how faithful the extractor is, and "
          "flip atoms to see what a worse extractor costs each resolver."),
+    Page("pages/11_Your_data.py", "Your data", ":material/upload_file:",
+         "Run every resolver on a real table of conflicting claims, or on your own: see web "
+         "sites that copy each other outvote the truth, a copy-aware method recover it, and "
+         "why a learned resolver can lose to a plain vote."),
 )
 
 

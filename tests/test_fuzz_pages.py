@@ -46,6 +46,8 @@ PAGES = {
                                     "pr_cond", "pr_update", "pr_apply"),
     "pages/10_Extraction.py": ("ex_persona", "ex_q", "ex_src", "ex_profile", "ex_eps", "ex_a",
                                "ex_b"),
+    "pages/11_Your_data.py": ("yd_set", "yd_label", "yd_case", "yd_minutes", "yd_numeric",
+                              "yd_methods", "yd_cov", "yd_pair", "yd_learned", "yd_rel"),
 }
 #: Each hostile value carries this marker, so a leak is easy to find.
 MARK = "QZXJ"

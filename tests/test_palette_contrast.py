@@ -611,6 +611,44 @@ def _prose_cases() -> dict[str, Callable[[], list[go.Figure]]]:
             "prose.factorial_figure": two_by_two}
 
 
+def _fusion_cases() -> dict[str, Callable[[], list[go.Figure]]]:
+    from core.figures import fusion as ff
+    from core.fusion import views as fv
+    from core.fusion.synthetic import add_copies, synthetic_claims
+
+    def fitted():
+        rng = np.random.default_rng(4)
+        base = synthetic_claims(rng, n_items=200, n_sources=7, n_classes=3, claims_per_item=7,
+                                accuracy=np.r_[0.3, np.full(6, 0.75)])
+        claims = add_copies(base, 0, 3)
+        return claims, fv.fit_fusion(claims)
+
+    def board():
+        claims, fit = fitted()
+        blind = fv.fit_fusion(claims.replace(truth=None), methods=["mv", "accu"])
+        return [ff.board_figure(fv.board_view(fit, fit.methods, coverage=0.6)),
+                ff.board_figure(fv.board_view(blind, blind.methods))]
+
+    def dependence():
+        _, fit = fitted()
+        pv = fv.pair_view(fit, copies=fv.copy_view(fit))
+        return [ff.dependence_figure(pv, "false"), ff.dependence_figure(pv, "beyond")]
+
+    def what_if():
+        claims, fit = fitted()
+        item = fv.what_if_items(fit, fv.copy_view(fit))[0]
+        drop = list(fv.item_claims(claims, item)["source"][:2])
+        return [ff.what_if_figure(fv.what_if_view(claims, "mv", item, drop=drop))]
+
+    def reliability():
+        _, fit = fitted()
+        data = fv.reliability_data(fit, fit.methods)
+        return [ff.fusion_reliability_figure(data, fit.methods)]
+
+    return {"fusion.board_figure": board, "fusion.dependence_figure": dependence,
+            "fusion.what_if_figure": what_if, "fusion.fusion_reliability_figure": reliability}
+
+
 #: Public callables that build no figure of their own, and why they need no colour check.
 NOT_BUILDERS = {
     "calibration.rule_colors": "colour helper (test_colour_helpers_hand_out_palette_colours)",
@@ -632,7 +670,7 @@ NOT_BUILDERS = {
 }
 
 CASES = {**_calibration_cases(), **_evaluation_cases(), **_walkthrough_cases(),
-         **_overlay_cases(), **_records_cases(), **_prose_cases()}
+         **_overlay_cases(), **_records_cases(), **_prose_cases(), **_fusion_cases()}
 
 
 def _public_callables() -> set[str]:
