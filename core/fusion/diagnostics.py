@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from core.fusion._numeric import read_only
 from core.fusion.claims import Claims
 from core.fusion.result import FusionResult
 from core.stats import wilson_interval
@@ -31,12 +32,6 @@ __all__ = ["SourcePairs", "SourceSummary", "WhatIf", "compare_at_coverage",
 
 #: Pair matrices are S × S; more sources than this are refused.
 MAX_PAIR_SOURCES = 4000
-
-
-def _ro(a) -> np.ndarray:
-    a = np.array(a, copy=True)
-    a.setflags(write=False)
-    return a
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,12 +72,12 @@ def source_summary(claims: Claims, result: FusionResult | None = None, *,
         same = claims.claim == result.labels[claims.item]
         agree = np.where(n > 0, np.bincount(claims.source, weights=same, minlength=S)
                          / np.maximum(n, 1), np.nan)
-    return SourceSummary(sources=claims.sources, n_claims=_ro(n),
-                         coverage=_ro(n / claims.n_items), gold_claims=_ro(g_n),
-                         gold_correct=_ro(g_k), accuracy=_ro(acc),
-                         low=_ro(np.where(g_n > 0, lo, np.nan)),
-                         high=_ro(np.where(g_n > 0, hi, np.nan)), estimated=_ro(est),
-                         agreement=_ro(agree), level=level)
+    return SourceSummary(sources=claims.sources, n_claims=read_only(n),
+                         coverage=read_only(n / claims.n_items), gold_claims=read_only(g_n),
+                         gold_correct=read_only(g_k), accuracy=read_only(acc),
+                         low=read_only(np.where(g_n > 0, lo, np.nan)),
+                         high=read_only(np.where(g_n > 0, hi, np.nan)), estimated=read_only(est),
+                         agreement=read_only(agree), level=level)
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,10 +129,11 @@ def source_pairs(claims: Claims, result: FusionResult | None = None) -> SourcePa
         with np.errstate(invalid="ignore", divide="ignore"):
             bc = np.where(shared > 0, (same / shared - p_same) / (1 - p_same), np.nan)
         np.fill_diagonal(bc, np.nan)
-    return SourcePairs(sources=claims.sources, shared=_ro(shared), same=_ro(same),
-                       conflict=_ro(shared - same), same_false=None if sf is None else _ro(sf),
-                       false_chance=None if fc is None else _ro(fc),
-                       beyond_chance=None if bc is None else _ro(bc))
+    return SourcePairs(sources=claims.sources, shared=read_only(shared), same=read_only(same),
+                       conflict=read_only(shared - same),
+                       same_false=None if sf is None else read_only(sf),
+                       false_chance=None if fc is None else read_only(fc),
+                       beyond_chance=None if bc is None else read_only(bc))
 
 
 def contradicted_items(claims: Claims, result: FusionResult) -> np.ndarray:
@@ -254,5 +250,5 @@ def what_if(claims: Claims, resolve: Callable[[Claims], FusionResult], item: int
     before_vec[idx] = base.posterior_matrix()[item]
     label_before = int(idx[base.labels[item]]) if base.labels[item] >= 0 else -1
     return WhatIf(item=item, change="; ".join(parts) or "no change", classes=changed.classes,
-                  before=_ro(before_vec), after=_ro(after.posterior_matrix()[item]),
+                  before=read_only(before_vec), after=read_only(after.posterior_matrix()[item]),
                   label_before=label_before, label_after=int(after.labels[item]))

@@ -21,16 +21,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from core.fusion._numeric import read_only
 from core.fusion.claims import Claims
 from core.fusion.result import FusionResult
 
 __all__ = ["RiskCoverage", "Selective", "risk_coverage", "selective"]
-
-
-def _ro(a) -> np.ndarray:
-    a = np.array(a, copy=True)
-    a.setflags(write=False)
-    return a
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,8 +68,9 @@ def risk_coverage(result: FusionResult, claims: Claims,
     order = np.argsort(-conf, kind="stable")
     conf, ok = conf[order], ok[order]
     last = np.r_[conf[1:] != conf[:-1], True]  # last item of each confidence level
-    return RiskCoverage(threshold=_ro(conf[last]), answered=_ro(np.flatnonzero(last) + 1),
-                        correct=_ro(np.cumsum(ok)[last]), n=int(mask.sum()))
+    return RiskCoverage(threshold=read_only(conf[last]),
+                        answered=read_only(np.flatnonzero(last) + 1),
+                        correct=read_only(np.cumsum(ok)[last]), n=int(mask.sum()))
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,5 +133,5 @@ def selective(result: FusionResult, claims: Claims | None = None, *,
                   confidence=np.where(keep, result.confidence, 0.0),
                   method=result.method + "_selective",
                   model=result.model + f" Selective: {rule}.")
-    return Selective(result=new, base=result, threshold=t, rule=rule, calibration=_ro(cal),
+    return Selective(result=new, base=result, threshold=t, rule=rule, calibration=read_only(cal),
                      curve=curve)

@@ -52,6 +52,7 @@ import scipy.sparse as sp
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 
+from core.fusion._numeric import read_only
 from core.fusion.builtin import load_builtin
 from core.fusion.claims import Claims
 from core.fusion.dawid_skene import dawid_skene
@@ -169,12 +170,6 @@ def _fit_one(key: str, claims: Claims, train: np.ndarray | None) -> FusionResult
     raise ValueError(f"no resolver {key!r}")
 
 
-def _ro(a) -> np.ndarray:
-    a = np.array(a, copy=True)
-    a.setflags(write=False)
-    return a
-
-
 @dataclass(frozen=True, eq=False)
 class FusionFit:
     """Every resolver fitted on one claims table, and how its answers are judged.
@@ -274,7 +269,7 @@ def fit_fusion(imported: ImportResult | Claims, *, methods: Sequence[str] | None
         seconds[key] = time.perf_counter() - t0
     return FusionFit(claims=claims, results=MappingProxyType(results),
                      skipped=MappingProxyType(skipped),
-                     train=None if train is None else _ro(train),
+                     train=None if train is None else read_only(train),
                      seconds=MappingProxyType(seconds), judgements=judgements,
                      label="truth" if judgements is None else str(label))
 
@@ -707,10 +702,10 @@ def pair_view(fit: FusionFit, *, copies: CopyView | None = None, max_sources: in
     dep = res.params.get("dependence") if ref == DEPENDENCE_METHOD else None
     return PairView(sources=tuple(c.sources[s] for s in shown),
                     groups=tuple(groups[s] for s in shown),
-                    beyond=_ro(pairs.beyond_chance[sub]), false_same=_ro(share[sub]),
-                    shared=_ro(pairs.shared[sub].astype(int)),
-                    false_shared=_ro(np.asarray(denom)[sub].astype(int)),
-                    dependence=None if dep is None else _ro(np.asarray(dep)[sub]),
+                    beyond=read_only(pairs.beyond_chance[sub]), false_same=read_only(share[sub]),
+                    shared=read_only(pairs.shared[sub].astype(int)),
+                    false_shared=read_only(np.asarray(denom)[sub].astype(int)),
+                    dependence=None if dep is None else read_only(np.asarray(dep)[sub]),
                     n_sources=c.n_sources, reference=ref, false_kind=kind)
 
 
@@ -1015,7 +1010,7 @@ def reliability_data(fit: FusionFit, methods: Sequence[str]) -> ReliabilityData:
         m = ~np.isnan(v) & r.answered
         p = np.clip(np.asarray(r.confidence[m], float), 0.0, 1.0)
         y = v[m].astype(float)
-        conf[key], ok[key] = _ro(p), _ro(y)
+        conf[key], ok[key] = read_only(p), read_only(y)
         rows.append({"method": key, "name": method(key).name, "items": int(m.sum()),
                      "confidence": float(p.mean()) if p.size else float("nan"),
                      "accuracy": float(y.mean()) if y.size else float("nan"),
