@@ -37,28 +37,26 @@ st.markdown(
 path = ensure_store()
 
 st.subheader("Three stories")
-s1, s2, s3 = st.columns(3)
-with s1, st.container(border=True, height="stretch"):
-    st.markdown("**Seed 000 · Multi-source memory benchmark**")
-    st.caption("4 seeds × 480 synthetic people × 30 days × 5 sources × 18 survey questions, "
-               "with a ground truth computed from the latent days.")
-    st.badge("available", color="green", icon=":material/check:")
-    st.page_link("pages/1_Walkthrough.py", label="Start with the walkthrough",
-                 icon=":material/arrow_forward:")
-with s2, st.container(border=True, height="stretch"):
-    st.markdown("**Seed 002 · Personal records with validity intervals**")
-    st.caption("One person's records, source tiers, as-of dates, a conflict policy, "
-               "disclosure and write-back.")
-    st.badge("available", color="green", icon=":material/check:")
-    st.page_link("pages/9_Personal_records.py", label="Move the date, switch the rule",
-                 icon=":material/arrow_forward:")
-with s3, st.container(border=True, height="stretch"):
-    st.markdown("**Seed 003 · The label-source effect**")
-    st.caption("Does a cheap label source reverse the ranking of two confidence rules, and "
-               "how many human labels settle it?")
-    st.badge("available", color="green", icon=":material/check:")
-    st.page_link("pages/6_Ranking_reversal.py", label="See a ranking reverse",
-                 icon=":material/arrow_forward:")
+STORIES = (  # (title, what it is, its first page, the link's words)
+    ("Seed 000 · Multi-source memory benchmark",
+     "4 seeds × 480 synthetic people × 30 days × 5 sources × 18 survey questions, with a "
+     "ground truth computed from the latent days.",
+     "pages/1_Walkthrough.py", "Start with the walkthrough"),
+    ("Seed 002 · Personal records with validity intervals",
+     "One person's records, source tiers, as-of dates, a conflict policy, disclosure and "
+     "write-back.",
+     "pages/9_Personal_records.py", "Move the date, switch the rule"),
+    ("Seed 003 · The label-source effect",
+     "Does a cheap label source reverse the ranking of two confidence rules, and how many "
+     "human labels settle it?",
+     "pages/6_Ranking_reversal.py", "See a ranking reverse"),
+)
+for col, (title, what, target, words) in zip(st.columns(3), STORIES, strict=True):
+    with col, st.container(border=True, height="stretch"):
+        st.markdown(f"**{title}**")
+        st.caption(what)
+        st.badge("available", color="green", icon=":material/check:")
+        st.page_link(target, label=words, icon=":material/arrow_forward:")
 
 st.subheader("Pages")
 for card in PAGES:  # one card per page, in menu order (core/pages_registry.py)

@@ -259,8 +259,7 @@ def disclosure_upload_panel() -> None:
                       formats={"M11 per replicate": "{:.1f}"}, hide_index=True,
                       width="stretch")
     if len(res.errors):
-        shown = (res.errors.groupby(["condition", "requester", "item"], sort=False).size()
-                 .reset_index(name="replicates")
+        shown = (res.errors_by_request
                  .replace({"condition": COND,
                            "requester": {"hr": "human resources", "web_form": "web form"}}))
         st.caption("The critical errors: who was given what they are not entitled to, and "

@@ -232,6 +232,13 @@ class DisclosureScore:
     missing: dict[str, int]
     n_lines: int
 
+    @property
+    def errors_by_request(self) -> pd.DataFrame:
+        """The critical errors counted over replicates: ``condition, requester, item,
+        replicates`` (first-seen order)."""
+        return (self.errors.groupby(["condition", "requester", "item"], sort=False).size()
+                .reset_index(name="replicates"))
+
     def to_dict(self) -> dict:
         return {"lines": self.n_lines, "unknown_items": [list(u) for u in self.unknown],
                 "missing_per_condition": self.missing,
