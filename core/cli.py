@@ -1539,6 +1539,70 @@ def _cmd_fuse(args) -> int:
     return 0
 
 
+def _cmd_tour(args: argparse.Namespace) -> int:
+    """Every stop's check, and the whole tour as one HTML file (issue 22)."""
+    from .store import DEFAULT_DB, connect
+    from .tour import STOPS, TourData, compute_stop, index_frame, tour_html
+
+    db = args.db or (str(DEFAULT_DB) if Path(DEFAULT_DB).is_file() else None)
+    con = connect(db, read_only=True) if db else None
+    try:
+        keys = [args.stop] if args.stop else [s.key for s in STOPS]
+        data = TourData(con)
+        pairs = [(s, compute_stop(s.key, data)) for s in STOPS if s.key in keys]
+        if db is None:
+            print("note: no store (python -m core build); the stops on the store say so")
+        rows = []
+        for number, (stop, view) in enumerate(pairs, start=1):
+            mark = "shows" if view.shows_failure else "NO"
+            print(f"{number:>2}. [{mark}] {stop.title}")
+            for label, value in view.example:
+                print(f"      {label}: {value}")
+            if view.note:
+                print(f"      note: {view.note}")
+            rows.append({"key": stop.key, "title": stop.title, "shows_failure": view.shows_failure,
+                         "example": dict(view.example), "evidence": dict(view.evidence),
+                         "link": {"page": stop.page, **view.query}, "note": view.note})
+        if args.html:
+            text = tour_html(pairs, teacher=args.teacher)
+            out = Path(args.html)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = out.with_name(out.name + ".part")
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(out)
+            print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {len(pairs)} stops"
+                  f"{', teacher' + chr(39) + 's copy' if args.teacher else ''})")
+        _write_json(args.json, {"command": "tour", "stops": rows,
+                                "index": index_frame([s for s, _ in pairs]).to_dict("records")})
+    finally:
+        if con is not None:
+            con.close()
+    if args.check and not all(v.shows_failure for _, v in pairs):
+        print("error: a stop does not show its failure", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _add_tour_parser(sub, *, json_help: str) -> None:
+    from .tour import ORDER
+
+    t = sub.add_parser("tour", help="the guided tour: every stop's check, and an HTML hand-out "
+                                    "(issue 22)")
+    t.add_argument("--html", type=_json_out, metavar="OUT",
+                   help="write the tour as one self-contained HTML file here")
+    t.add_argument("--teacher", action="store_true",
+                   help="the teacher's copy: answers open and teacher notes (with --html)")
+    t.add_argument("--db", type=_store_to_read,
+                   help="the store the memory stops read (default: data/arbiter.duckdb if it "
+                        "exists)")
+    t.add_argument("--stop", choices=ORDER, metavar="KEY",
+                   help="only this stop: " + ", ".join(ORDER))
+    t.add_argument("--check", action="store_true",
+                   help="exit 1 unless every stop shows its failure")
+    t.add_argument("--json", type=_json_out, help=json_help)
+    t.set_defaults(func=_cmd_tour)
+
+
 def _add_fuse_parser(sub, *, json_help: str) -> None:
     from .fusion.builtin import BUILTIN_SETS, RESOLVERS
     from .fusion.importer import Caps
@@ -1718,6 +1782,7 @@ def _parser() -> _Parser:
     _add_llm_parser(sub, json_help=json_help)
     _add_decompose_parser(sub, json_help=json_help, boot=boot, boot_help=boot_help)
     _add_fuse_parser(sub, json_help=json_help)
+    _add_tour_parser(sub, json_help=json_help)
     return p
 
 
