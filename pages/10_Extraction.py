@@ -1,7 +1,8 @@
 """Extraction: from the sources' prose back to atoms, and what extraction errors cost.
 
 Glue over :mod:`core.prose.views` (through ``pages._shared.prose``): one persona's five prose
-sections beside its atom grid, the sentences behind the selected atom marked (a
+sections beside the selected atom and its atom grid across the page below them (in half of
+it the five sources were cut at 1280 px), the sentences behind the selected atom marked (a
 :class:`~core.prose.views.ProseView`); the extractor's faithfulness over the store (a
 ``FaithfulnessView``); every resolver re-scored on extracted atoms flipped by a noise profile
 (a ``NoiseView``) and the resolver × input 2 × 2 on the same atoms (a ``FactorialView``).
@@ -31,7 +32,16 @@ from pages._shared import ensure_store, open_page, public_message, store_guard, 
 from pages._shared import prose as glue
 from pages._shared.evaluation import show_chart, show_table
 from pages._shared.params import url_segmented, url_select, url_slider, url_sync
-from pages._shared.ui import FAVICON, escape_markdown, glossary_link
+from pages._shared.records import WRAP_ROW, fitted_table
+from pages._shared.ui import (
+    FAVICON,
+    download_table,
+    escape_markdown,
+    glossary_link,
+    method_key,
+    number_table,
+    table_height,
+)
 
 ME = page("pages/10_Extraction.py")
 st.set_page_config(layout="wide", page_title=f"{ME.title} · Arbiter", page_icon=FAVICON)
@@ -86,10 +96,12 @@ def pick_atom(qid: str, source: str) -> None:
 @st.fragment
 def prose_panel() -> None:
     """A persona's prose beside its atoms; the selected atom's sentences marked."""
-    c1, c2, c3 = st.columns([3, 1, 4])
+    # the source buttons get a row of their own: in half of one at 1280 px the last (Device)
+    # was cut, and so was a person's name in three eighths
+    c1, c2 = st.columns([3, 1])
     token = url_select(P_PERSONA, "Person (test split)", where=c1, format_func=person_name)
     qid = url_select(P_Q, "Question", where=c2)
-    src = url_segmented(P_SRC, "Source", where=c3, format_func=SOURCE_SHORT.get)
+    src = url_segmented(P_SRC, "Source", format_func=SOURCE_SHORT.get)
     seed, _, pid = token.partition("-")
     with store_guard():
         v = glue.prose_of(*store, int(seed), pid, qid, src)
@@ -99,8 +111,6 @@ def prose_panel() -> None:
     with left:
         chosen = next(s for s in v.sections if s.source == src)
         st.subheader(f"{chosen.title}", anchor=False, help=tip("Memory prose"))
-        st.caption(f"Highlighted: the {chosen.n_marked} sentence(s) the extractor read for "
-                   f"this atom, with the rest of their days. {v.reads}")
         st.html(glue.prose_html(chosen, marked_days=True))
         with st.expander("The whole document: all five sections"):
             for s in v.sections:
@@ -108,19 +118,22 @@ def prose_panel() -> None:
                 st.html(glue.prose_html(s, height=240))
     with right:
         st.subheader("Atoms read from the prose", anchor=False, help=tip("Atom"))
-        st.markdown(f"**Extracted from the prose:** {escape_markdown(v.atom or '—')}  \n"
+        st.markdown(f"**Extracted from the prose:** {escape_markdown(v.atom_words)}  \n"
                     f"**From the records ({escape_markdown('μ*')}):** "
-                    f"{escape_markdown(v.truth_atom or '—')} "
+                    f"{escape_markdown(v.truth_words)} "
                     + ("— the same." if v.equal else "— **they differ.**"))
         if not v.informative:
             st.info(f"{v.source_label} does not answer {qid}: its atom is always empty.",
                     icon=":material/block:")
-        glue.atom_grid(v, key="ex_grid", on_pick=pick_atom)
-        st.caption("Click a cell to select its atom. Rows are questions, columns sources; — "
-                   "means no atom. " + (
-                       f"{int(v.grid_wrong.to_numpy().sum())} cell(s) differ from the atoms "
-                       "read straight from the records." if v.grid_wrong.to_numpy().any()
-                       else "Every cell equals the atom read straight from the records."))
+        st.caption(f"Highlighted: the {chosen.n_marked} sentence(s) the extractor read for "
+                   f"this atom, with the rest of their days. {v.reads}")
+    # the grid spans the page: in half of it the five source columns were cut at 1280 px
+    glue.atom_grid(v, key="ex_grid", on_pick=pick_atom)
+    st.caption("Click a cell to select its atom. Rows are questions, columns sources; — "
+               "means no atom. " + (
+                   f"{int(v.grid_wrong.to_numpy().sum())} cell(s) differ from the atoms "
+                   "read straight from the records." if v.grid_wrong.to_numpy().any()
+                   else "Every cell equals the atom read straight from the records."))
 
 
 prose_panel()
@@ -137,10 +150,12 @@ if ours:
     st.caption("A round trip: our extractor reads back the very sentences our renderer "
                "writes, so this figure is exact by construction wherever the resolvers read. "
                "It says nothing about prose worded otherwise and is not compared with the "
-               f"paper's LLM; the reworded prose below is. {f.misses}")
+               "memory-benchmark paper's extractor, a large language model (LLM); the reworded "
+               f"prose below is. {f.misses}")
 else:
     st.caption(f"Extractor: {f.extractor}, reading the authors' prose: the same kind of "
-               f"figure as the paper's GPT-5.4 extractor's {f.paper_overall:.2f} % over its "
+               "figure as the memory-benchmark paper's GPT-5.4 extractor's "
+               f"{f.paper_overall:.2f} % over its "
                f"whole test split. {f.misses}")
 show_chart("ex_faith", (*store, f.extractor), lambda: figures.faithfulness_figure(f),
            file_name="faithfulness", download=(f.by_question.full, "faithfulness_by_question",
@@ -169,6 +184,7 @@ if ours:
 def noise_panel() -> None:
     """A noise profile re-scores every resolver; the 2 × 2 on the same noisy atoms."""
     st.header("What if the extractor were worse?", anchor=False)
+    method_key(BOARD)
     # the four profiles need the full width: in a third of it the third option was cut at
     # 1280 px and the fourth hidden (issue 22)
     n1, n2 = st.container(), st.columns([2, 1])[0]
@@ -219,7 +235,14 @@ def noise_panel() -> None:
                        "atom equals the ground truth (source reachability, see the glossary). "
                        "Where no source is right, a resolver can only guess. The split is made "
                        "on the clean atoms, for both inputs.")
-            show_table(fv.slices, key="ex_dl_slices", what="Reachability slices", fit=True)
+            # seven columns in an expander's width: the method and the input wrap
+            sl = fv.slices
+            shown, config = number_table(sl.shown, labels=sl.labels, formats=sl.formats)
+            fitted_table(shown, config, wrap={"label": 120, "input_words": 120},
+                         hide_index=not sl.index,
+                         height=table_height(0) + WRAP_ROW * len(shown))
+            download_table(sl.full, stem=sl.stem, key="ex_dl_slices",
+                           what="Reachability slices")
 
 
 noise_panel()

@@ -37,13 +37,16 @@ from pages._shared import open_page, url_segmented, url_select, url_toggle
 from pages._shared.cache import cached_figure
 from pages._shared.params import current, url_sync
 from pages._shared.records import (
+    REQUESTER,
     UPLOAD_MB,
+    WRAP_ROW,
     arms_of,
     as_of_of,
     base_of,
     decision_example_bytes,
     disclosure_of,
     example_bytes,
+    fitted_table,
     item_of,
     read_decision_upload,
     read_response_upload,
@@ -52,6 +55,7 @@ from pages._shared.records import (
     reference_score,
     reference_writeback_score,
     url_select_slider,
+    with_interval,
     writeback_example_bytes,
     writeback_of,
 )
@@ -61,7 +65,6 @@ from pages._shared.ui import (
     escape_markdown,
     glossary_link,
     num_columns,
-    show_number_table,
     table_height,
 )
 
@@ -74,6 +77,8 @@ UPDATES = {u.update_id: u.what for u in load_updates()}
 QUESTIONS = {i.item_id: i.question for i in base.items}
 COND = {"none": "no policy", "prose": "policy as prose", "structured": "classification records"}
 OK = {True: "✓", False: "✗"}
+#: columns printed with their sign (a difference shows which side it is on)
+SIGNED = ("Δ", "difference")
 FAMILY = {"all": "all 43 items", **{f: f"{f} · {n}" for f, n in FAMILY_NAMES.items()}}
 DECIDED = {"condition": "policy", "decisions": "decisions", "released": "released",
            "entitled": "entitled", "M9": "precision (M9)", "M10": "recall (M10)",
@@ -140,9 +145,14 @@ def records_panel() -> None:
                    "trusted record." if view.changed else
                    "Naive recency and CP-01 give the same answers on this date."))
     shown = view.table()
-    st.dataframe(shown, hide_index=True, width="stretch", height=table_height(len(shown)))
+    fitted_table(shown, height=table_height(len(shown)))
     with st.expander("Sources, tiers and why the rules differ"):
-        st.dataframe(view.detail(), hide_index=True, width="stretch")
+        detail = view.detail()
+        fitted_table(detail.drop(columns="why", errors="ignore"))
+        why = detail[detail["why"] != ""] if "why" in detail else detail.iloc[:0]
+        if len(why):  # one sentence per disagreement: too long for a table cell
+            st.markdown("\n".join(f"- **{escape_markdown(a)}**: {escape_markdown(w)}"
+                                  for a, w in zip(why["attribute"], why["why"], strict=True)))
 
 
 records_panel()
@@ -164,7 +174,7 @@ def arms_panel() -> None:
                 border=True, help="Values, interval bounds, sources, ids and which contact "
                                   "came along, read back from the text record by record.")
     st.code(arms.texts[arm], language=None, height=360, wrap_lines=True)
-    st.dataframe(t.rename(columns=HEADERS), hide_index=True, width="stretch")
+    fitted_table(t.rename(columns=HEADERS))
     ch = arms.change
     pct = "{:.0%}".format
     st.caption(
@@ -175,7 +185,8 @@ def arms_panel() -> None:
         f"and scored {pct(ch.ent_first['A'])} on the which-Alex items against the dimension's "
         f"{pct(ch.ent_first['D'])}; now it scores {pct(ch.ent_now['A'])} against "
         f"{pct(ch.ent_now['D'])}, so D > A on those items (once reported as H11 shown) is "
-        + ("still true." if ch.h11_now else "no longer true."))
+        + ("still true." if ch.h11_now else "no longer true."),
+        help=" ".join((tip("ENT"), tip("H11"))))
 
 
 arms_panel()
@@ -204,9 +215,8 @@ def item_panel() -> None:
     ref = (f"the engine answers **{escape_markdown(view.reference)}**" if view.reference
            else "nothing in the records answers it, so declining is right")
     st.markdown(f"**{escape_markdown(it.question)}** As of {it.as_of}, {ref}.")
-    st.dataframe(view.records.rename(columns=HEADERS), hide_index=True, width="stretch")
-    st.dataframe(view.readers.assign(correct=view.readers["correct"].map(OK)),
-                 hide_index=True, width="stretch")
+    fitted_table(view.records.rename(columns=HEADERS))
+    fitted_table(view.readers.assign(correct=view.readers["correct"].map(OK)))
 
 
 item_panel()
@@ -223,7 +233,8 @@ def disclosure_panel() -> None:
     m[0].metric("Precision (M9)", f"{view.m9:.2f}", border=True, help=tip("M9"))
     m[1].metric("Recall (M10)", f"{view.m10:.2f}", border=True, help=tip("M10"))
     m[2].metric("Critical errors (M11)", view.m11, border=True, help=tip("M11"))
-    st.dataframe(view.matrix.rename(columns=view.requesters), hide_index=True, width="stretch",
+    fitted_table(view.matrix, {r: st.column_config.TextColumn(REQUESTER.get(r, r), help=said)
+                               for r, said in view.requesters.items()},
                  height=table_height(len(view.matrix)))
     st.caption("A rule-following reader releases everything when no policy is given, and "
                "reads the prose policy exactly as the classification records, so it makes "
@@ -241,9 +252,9 @@ def disclosure_upload_panel() -> None:
     up = c1.file_uploader(
         f"Decisions, one JSON object per line (JSONL; over {UPLOAD_MB} MB is refused)",
         type=["jsonl"], key="pr_upload_disclosure",
-        help="Each line: condition (none, prose or structured), requester (sister, hr or "
-             "web_form), info_id (the twelve ids of the example file), replicate (0, 1, …) "
-             "and release (true or false). " + tip("critical disclosure error"))
+        help=tip("JSONL") + " Each line: condition (none, prose or structured), requester "
+             "(sister, hr or web_form), info_id (the twelve ids of the example file), "
+             "replicate (0, 1, …) and release (true or false). " + tip("critical disclosure error"))
     c2.download_button("Example file", decision_example_bytes(), file_name="decisions.jsonl",
                        mime="application/jsonl", on_click="ignore", key="pr_example_disclosure",
                        icon=":material/download:", help="The reference reader's decisions.")
@@ -254,18 +265,14 @@ def disclosure_upload_panel() -> None:
                 + (f", {len(res.unknown)} naming no item" if res.unknown else "")
                 + (f", {gaps} requests with no decision" if gaps else "")
                 + f"; {len(res.errors)} critical errors.")
-    show_number_table(res.table.replace({"condition": COND}).rename(columns=DECIDED),
-                      default="{:.2f}",
-                      formats={"M11 per replicate": "{:.1f}"}, hide_index=True,
-                      width="stretch")
+    fitted_table(res.table.replace({"condition": COND}).rename(columns=DECIDED),
+                 default="{:.2f}", formats={"M11 per replicate": "{:.1f}"})
     if len(res.errors):
         shown = (res.errors_by_request
-                 .replace({"condition": COND,
-                           "requester": {"hr": "human resources", "web_form": "web form"}}))
+                 .replace({"condition": COND, "requester": REQUESTER}))
         st.caption("The critical errors: who was given what they are not entitled to, and "
                    "in how many replicates.")
-        st.dataframe(shown, hide_index=True, width="stretch",
-                     height=table_height(min(len(shown), 8)))
+        fitted_table(shown, height=table_height(min(len(shown), 8)))
 
 
 disclosure_upload_panel()
@@ -282,8 +289,7 @@ def writeback_panel() -> None:
     view = writeback_of(TODAY, uid, applied)
     dates = {c: view.history[c].map(lambda d: "open" if d is None or d != d else str(d))
              for c in ("valid_from", "valid_to")}
-    st.dataframe(view.history.assign(**dates).rename(columns=HEADERS), hide_index=True,
-                 width="stretch")
+    fitted_table(view.history.assign(**dates).rename(columns=HEADERS))
     before, after = (escape_markdown(v or "nothing") for v in (view.before, view.after))
     if view.correction and applied:
         said = (f"A correction, not a change: the value was never {before}, so nothing is "
@@ -297,8 +303,7 @@ def writeback_panel() -> None:
         said = f"Until it is applied, the answer on {view.start} is **{after}**."
     st.markdown(f"Records: {view.n_facts[0]} before, {view.n_facts[1]} after (nothing is "
                 f"deleted). " + said)
-    st.dataframe(view.arms, hide_index=True, width="stretch", column_config=num_columns(
-        view.arms, "%.2f"))
+    fitted_table(view.arms, num_columns(view.arms, "%.2f"))
     st.caption("Reference readers: the notes (A) append a line but close nothing, flat "
                "records (C) overwrite, the dimension (D) closes and adds (M12, M13).")
 
@@ -326,8 +331,7 @@ def writeback_upload_panel() -> None:
                  else (reference_writeback_score(TODAY), "the reference readers"))
     st.markdown(f"Scoring **{escape_markdown(name)}**: {res.n_lines} updates recorded"
                 + (f", {len(res.unknown)} naming no update" if res.unknown else "") + ".")
-    show_number_table(res.table.rename(columns=RECORDED), default="{:.2f}",
-                      hide_index=True, width="stretch")
+    fitted_table(res.table.rename(columns=RECORDED), default="{:.2f}")
     st.caption("M12 needs all four parts right: the new value, the day it starts, the "
                "records it closes and the day they end (for the laboratory correction: no "
                "record closed). M13: the old record is kept.")
@@ -351,26 +355,30 @@ def score_panel() -> None:
     view, name = got if got is not None else (reference_score(TODAY), "the reference readers")
     st.markdown(f"Scoring **{escape_markdown(name)}**: {view.n_lines} answers"
                 + (f", {view.unknown} naming no item" if view.unknown else "") + ".")
-    show_number_table(view.measures, default="{:.2f}", hide_index=True, width="stretch")
+    fitted_table(view.measures, default="{:.2f}")
     st.caption("M2 is undefined (—) for C and E: they carry no record ids to cite.")
-    st.dataframe(view.comparisons.rename(columns=HEADERS), hide_index=True, width="stretch",
-                 height=table_height(len(view.comparisons)), column_config={
-                     **num_columns(view.comparisons.rename(columns=HEADERS), "%.3f"),
-                     "p (sign test)": st.column_config.NumberColumn(format="%.2g")})
-    st.caption("Δ M1 is the studied arm's share right minus the comparator's: above zero, "
+    # "kind" (paired or ablation) left out for 1280 px: the ablations are the rows "on" or "off"
+    # an item family, over fewer items
+    comparisons = with_interval(view.comparisons.drop(columns="kind").rename(columns=HEADERS))
+    fitted_table(comparisons, {**num_columns(comparisons, "%.3f", signed=SIGNED),
+                               "p (sign test)": st.column_config.NumberColumn(format="%.2g")},
+                 height=table_height(len(comparisons)))
+    st.caption("The difference in M1 is the studied arm's share right minus the comparator's: "
+               "above zero, "
                "the studied arm is better. Sign test over items, no correction for the "
                "thirteen comparisons.")
     st.markdown("##### The same test on the other measures")
     tests = view.measure_tests.drop(columns="better").rename(columns=HEADERS)
     tests.insert(0, "measure", tests.pop("measure"))  # 11 columns fit 1280 px without "better"
-    st.dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)),
-                 column_config={**num_columns(tests, "%.3f"),
-                                "p (sign test)": st.column_config.NumberColumn(format="%.2g")})
+    tests = with_interval(tests)  # and with the interval in one column
+    fitted_table(tests, {**num_columns(tests, "%.3f", signed=SIGNED),
+                         "p (sign test)": st.column_config.NumberColumn(format="%.2g")},
+                 height=table_height(len(tests)))
     st.caption(f"{len(tests)} more comparisons: citing the right records (M2), naming the "
                "rule (M3), flagging expiry (M6), claiming an old value as today's (M7) and "
                "inventing a value (M8), over the nine arm pairs (M2: the four arms that carry "
-               "record ids). M7 and M8 count mistakes, so their Δ is turned round: above zero "
-               "is the studied arm better on every row.")
+               "record ids). M7 and M8 count mistakes, so their difference is turned round: "
+               "above zero is the studied arm better on every row.")
 
 
 score_panel()
@@ -381,7 +389,19 @@ st.markdown(
     f"The reference readers show the predicted direction on {len(hyp.shown)} hypotheses "
     f"({', '.join(hyp.shown)}). They cannot test {', '.join(hyp.untestable)}: those are about "
     "a reader that can misread notes, invent values or misunderstand prose, which only a "
-    "model run measures. The write-back hypothesis (H15) is shown by the section above.")
-st.dataframe(hyp.hypotheses, hide_index=True, width="stretch")
+    "model run measures. The write-back hypothesis (H15) is shown by the section above.",
+    help=tip("H1"))
+# what was compared and what was observed wrap onto a second line; why, a sentence or three,
+# is listed below the table
+hypotheses = hyp.hypotheses
+fitted_table(hypotheses.drop(columns="why"), wrap={"compared": 250, "observed": 340},
+             height=table_height(0) + WRAP_ROW * len(hypotheses))
+with st.expander("Why each hypothesis can or cannot be tested here"):
+    st.markdown("\n".join(f"- **{escape_markdown(h)}**: {escape_markdown(w)}" for h, w in
+                          zip(hypotheses["hypothesis"], hypotheses["why"], strict=True)))
 st.caption("The figures behind H1 to H3, arm against arm on the same items:")
-show_number_table(hyp.headline, default="{:.3f}", hide_index=True, width="stretch")
+# the sign test's counts are left out (12 columns do not fit 1280 px): its p-value stays
+headline = hyp.headline.drop(columns=["n_pos", "n_neg"]).rename(
+    columns={**HEADERS, "p_value": "p (sign test)"})
+fitted_table(headline, default="{:.3f}", wrap={"part": 105, "contrast": 115},
+             height=table_height(0) + WRAP_ROW * len(headline))

@@ -198,3 +198,65 @@ def test_the_round_trip_and_the_reworded_figure_are_shown_apart(at, core_con):
     assert any(w.story == c.value for c in at.caption)
     assert any(c.value.startswith("A round trip:") for c in at.caption)
     assert w.paraphrased < w.round_trip
+
+
+def _ancestors(node, target, path=()):
+    """The blocks from ``node`` down to ``target`` (``None`` if it is not below ``node``)."""
+    if node is target:
+        return path
+    for child in getattr(node, "children", {}).values():
+        found = _ancestors(child, target, (*path, node))
+        if found is not None:
+            return found
+    return None
+
+
+def test_the_atom_grid_spans_the_page_and_fits_its_five_sources(at):
+    """Issue 22: in half of the page the atom grid cut its last source column (Device) at
+    1280 px. It now spans the main column: the question ids and five equal source columns
+    add up to no more than a table has at 1280 px, and its rows wrap, so the longest answer
+    in words fits its column on three lines."""
+    import json
+
+    from core.testbed.words import LABEL_WORDS
+    from pages._shared.records import TABLE_WIDTH, text_px
+
+    grid = next(d for d in at.dataframe if str(d.key).startswith("ex_grid_"))
+    assert not any(b.type == "column" for b in _ancestors(at.main, grid))
+    config = json.loads(grid.proto.columns)
+    widths = [config[c]["width"] for c in grid.value.columns]
+    assert len(widths) == 5 and len(set(widths)) == 1
+    assert config["_index"]["width"] + sum(widths) <= TABLE_WIDTH
+    assert grid.proto.row_height > 64  # Streamlit wraps a cell's text above 4 rem only
+    longest = max(text_px(words) for words in LABEL_WORDS.values())
+    assert 3 * (widths[0] - 17) >= longest
+    assert config["_index"]["width"] >= max(text_px(q) for q in grid.value.index) + 17
+
+
+def test_the_source_buttons_have_a_row_of_their_own(at):
+    """Issue 22: beside the person and the question the five source buttons were cut at
+    1280 px (Device, the last, lost its edge); they now have the main column's width."""
+    buttons = at.get("button_group")
+    source = next(b for b in buttons if "ex_src" in b.proto.id)
+    assert not any(b.type == "column" for b in _ancestors(at.main, source))
+
+
+def test_the_reachability_split_fits_its_expander(at):
+    """Issue 22's screenshots: the split by source reachability (seven columns in an
+    expander) cut its last column at 1280 px. Every column now has a width, the method and
+    the input wrap, and the widths add up to no more than an expander holds at 1280 px."""
+    import json
+
+    from pages._shared.records import EXPANDER_TABLE_WIDTH, cell_text, text_px
+
+    split = next(d for d in at.dataframe if "gt_present" in d.value.columns)
+    config = json.loads(split.proto.columns)
+    widths = {c: config[c]["width"] for c in split.value.columns}
+    assert sum(widths.values()) <= EXPANDER_TABLE_WIDTH
+    assert split.proto.row_height > 64
+    for col in split.value.columns:
+        fmt = (config[col].get("type_config") or {}).get("format")
+        widest = max(text_px(cell_text(v, fmt)) for v in split.value[col])
+        lines = 3 if col in ("label", "input_words") else 1
+        assert lines * (widths[col] - 17) >= widest, col
+        assert widths[col] >= text_px(config[col].get("label") or col) + 17, col

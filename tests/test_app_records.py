@@ -222,3 +222,89 @@ def test_the_sign_tests_on_every_tested_measure_are_shown(env, base):
     m7 = shown[(shown["measure"] == "M7") & (shown["comparison"] == "D vs B")].iloc[0]
     assert m7["studied better"] == 11 and m7["comparator better"] == 0  # B overclaims 11
     assert any("turned round" in c.value for c in at.caption)
+
+
+# ------------------------------------------------------------------ layout: tables at 1280 px
+
+
+def _widths(d) -> tuple[dict, dict[str, int | None]]:
+    """A shown table's ``column_config`` (as sent to the browser) and each column's width."""
+    config = json.loads(d.proto.columns or "{}")
+    return config, {c: (config.get(c) or {}).get("width") for c in d.value.columns}
+
+
+@pytest.mark.parametrize("params", [{}, {"pr_asof": "2025-12-01", "pr_item": "STALE-2",
+                                         "pr_cond": "none", "pr_update": "U1",
+                                         "pr_apply": "true"}])
+def test_every_table_gives_each_column_a_width_and_fits_1280_px(env, params):
+    """Issue 22: the tables cut their cells (an ellipsis) or their last column at 1280 px.
+    Every column of every table now has a pixel width that holds its title and its widest
+    cell as printed (a wrapping table's text on up to three lines), and a table's widths
+    add up to no more than the main column has at 1280 px."""
+    from pages._shared.records import TABLE_WIDTH, cell_text, text_px
+
+    at = open_page(params)
+    assert not at.exception
+    assert len(at.dataframe) >= 14
+    for d in at.dataframe:
+        config, widths = _widths(d)
+        cols = list(d.value.columns)
+        assert all(isinstance(w, int) for w in widths.values()), (cols, widths)
+        assert sum(widths.values()) <= TABLE_WIDTH, (cols, widths)
+        lines = 3 if d.proto.row_height > 64 else 1  # Streamlit wraps above 4 rem only
+        for col in cols:
+            fmt = (config[col].get("type_config") or {}).get("format")
+            title = config[col].get("label") or col
+            widest = max(text_px(cell_text(v, fmt)) for v in d.value[col])
+            assert widths[col] >= text_px(title) + 17, (col, widths[col])
+            assert widths[col] * lines >= widest + 17 * lines, (col, widths[col], widest)
+
+
+def test_every_view_of_the_records_fits_1280_px(base):
+    """The same bound over every state a reader can reach: each as-of date under both
+    rules, each item, each policy condition, each update applied or not (the tables as the
+    page shows them)."""
+    from core.records.views import (
+        HEADERS,
+        SHOWN_POLICIES,
+        change_dates,
+        item_view,
+        items_in,
+        writeback_view,
+    )
+    from core.records.writeback import load_updates
+    from pages._shared.records import REQUESTER, TABLE_WIDTH, fit_columns
+
+    def total(frame, config=None) -> int:
+        return sum(c["width"] for c in fit_columns(frame, config).values())
+
+    for day in change_dates(base.world, today=base.today):
+        for policy in SHOWN_POLICIES:
+            view = as_of_view(base, as_of=day, policy=policy)
+            assert total(view.table()) <= TABLE_WIDTH, (day, policy)
+            assert total(view.detail().drop(columns="why", errors="ignore")) <= TABLE_WIDTH
+    for item in items_in(base, "all"):
+        view = item_view(base, item)
+        assert total(view.records.rename(columns=HEADERS)) <= TABLE_WIDTH, item
+        assert total(view.readers) <= TABLE_WIDTH, item
+    for cond in ("none", "prose", "structured"):
+        view = disclosure_view(cond)
+        assert total(view.matrix, {r: REQUESTER[r] for r in view.requesters}) <= TABLE_WIDTH
+    for update in load_updates():
+        for applied in (False, True):
+            view = writeback_view(base, update.update_id, applied=applied)
+            assert total(view.history.rename(columns=HEADERS)) <= TABLE_WIDTH
+
+
+def test_text_widths_are_the_browser_s():
+    """:func:`text_px` against widths Chromium measured for the table font (14 px Source
+    Sans), which it sums glyph by glyph: kerning moves a text by a pixel or two."""
+    from pages._shared.records import text_px
+
+    measured = {"Lumen TV subscription price per month": 230,
+                "41 Ashdown Road, Manchester M20 4QP": 232,
+                "m.lindqvist@corvidhealth.example": 205, "third-party contact details": 152,
+                "the HR department of her employer": 208, "comparator better": 107,
+                "M6 on expired: A 1.000, B 0.000, C 0.000, D 1.000, E 1.000, F 0.000": 371}
+    for text, px in measured.items():
+        assert -1.5 <= text_px(text) - px <= 2.5, (text, text_px(text), px)

@@ -2,8 +2,8 @@
 
 A ``streamlit run`` server on a small store of this module, Debian's Chromium through
 Playwright (``tests/browser_support.py``). The atom grid is a canvas (Glide Data Grid), so
-a cell is clicked at its position: the grid's rows and header are 35 px high at the default
-row height, and the first column holds the question ids.
+a cell is clicked at its position: the header row is 35 px high, the rows ``WRAP_ROW`` px (the
+worded answers wrap), and the first column, the question ids, ``GRID_INDEX`` px wide.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from core.build import build_store
 from core.prose.views import prose_personas, prose_view
 from core.store import connect
 from core.testbed.config import TestbedConfig
+from pages._shared.prose import GRID_INDEX, WRAP_ROW
 from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
 
 pytestmark = BROWSER_MARKS
 expect = pytest.importorskip("playwright.sync_api").expect
 
-ROW = 35  # px: Streamlit's default dataframe row height (the header row too)
+HEADER = 35  # px: Streamlit's dataframe header row
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +66,8 @@ def test_clicking_an_atom_highlights_the_sentences_it_was_read_from(served, page
     assert box is not None and header is not None
     qids = ["A1", "A2", "A3", "B2", "B3", "C2", "C3", "D1", "D2", "E1", "E2", "F1", "F2", "F3",
             "G1", "G2", "Ctrl1", "Ctrl2"]
-    y = box["y"] + ROW * (1 + qids.index("C2")) + ROW / 2
-    index_w = 48  # the question-id column
+    y = box["y"] + HEADER + WRAP_ROW * qids.index("C2") + WRAP_ROW / 2
+    index_w = GRID_INDEX  # the question-id column
     col_w = (box["width"] - index_w) / 5
     x = box["x"] + index_w + col_w * 1.5  # the second source column: the planner
     page.mouse.click(x, y)

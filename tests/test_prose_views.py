@@ -25,6 +25,7 @@ from core.prose.views import (
 from core.store import connect, load_atoms
 from core.testbed.generate import generate
 from core.testbed.questions import Q_INDEX, QIDS, SOURCES, question
+from core.testbed.words import label_words
 from tests.conftest import SMALL_CONFIG
 
 
@@ -109,7 +110,7 @@ def test_the_prose_view_shows_the_document_and_the_grid(con, extraction):
     for qi, q in enumerate(QIDS):
         for si in range(5):
             code = int(hat[qi, si])
-            want = "—" if code < 0 else question(q).labels[code].replace("_", " ")
+            want = "—" if code < 0 else label_words(q, question(q).labels[code])
             assert view.grid.shown.iloc[qi, si] == want
     assert view.extractor == EXTRACTOR and view.question == question("C3").text
     assert view.atom == (None if hat[Q_INDEX["C3"], 2] < 0

@@ -30,6 +30,7 @@ from ..evaluation.display import Table, table
 from ..evaluation.paper import PAPER_EXTRACTION
 from ..store import load_atoms, query_df
 from ..testbed.questions import Q_INDEX, QIDS, SOURCE_LABELS, SOURCES, question
+from ..testbed.words import label_words
 from .extract import INFORMATIVE, READS, atom_lines, atom_window
 from .faithfulness import CELLS, faithfulness
 from .mixed_view import (
@@ -144,7 +145,8 @@ class ProseView:
     grid : 18 questions × 5 sources of μ̂ labels in words (``"—"`` for no atom); the download
         has the codes of both μ̂ and μ*.
     grid_wrong : bool, the same shape: μ̂ differs from μ*.
-    atom, truth_atom : the μ̂ and μ* label of the selected cell (``None`` for no atom).
+    atom, truth_atom : the μ̂ and μ* label of the selected cell (``None`` for no atom);
+        ``atom_words`` and ``truth_words`` say them in words.
     equal : ``atom == truth_atom``; informative : the source may answer the question at all
         (the benchmark specification §2.4).
     reads : plain words: what the atom's rule read.
@@ -168,6 +170,16 @@ class ProseView:
     informative: bool
     reads: str
     n_marked: int
+
+    @property
+    def atom_words(self) -> str:
+        """The selected μ̂ in words ("—" for no atom)."""
+        return _words(self.qid, self.atom)
+
+    @property
+    def truth_words(self) -> str:
+        """The selected μ* in words ("—" for no atom)."""
+        return _words(self.qid, self.truth_atom)
 
 
 def _check_cell(qid: str, source: str) -> None:
@@ -250,8 +262,9 @@ def _label(value) -> str | None:
     return None if value is None or value != value else str(value)
 
 
-def _words(label: str | None) -> str:
-    return NO_ATOM if label is None else label.replace("_", " ")
+def _words(qid: str, label: str | None) -> str:
+    """An atom of ``qid`` in words (:func:`core.testbed.words.label_words`), "—" for none."""
+    return NO_ATOM if label is None else label_words(qid, label)
 
 
 def reads_text(qid: str, source: str) -> str:
@@ -313,8 +326,8 @@ def prose_view(con: duckdb.DuckDBPyConnection, *, seed: int, persona_id: str, qi
     hat, star = cells["extracted"], cells["readout"]
     names = a.loc[(a["kind"] == "extracted") & a["extractor"].notna(), "extractor"].unique()
     labels = [SOURCE_LABELS[s] for s in SOURCES]
-    shown = pd.DataFrame(np.vectorize(_words, otypes=[object])(hat), index=list(QIDS),
-                         columns=labels)
+    shown = pd.DataFrame([[_words(q, v) for v in hat[i]] for i, q in enumerate(QIDS)],
+                         index=list(QIDS), columns=labels)
     wrong = pd.DataFrame(hat != star, index=list(QIDS), columns=labels)
     full = pd.DataFrame({"question_id": np.repeat(QIDS, len(SOURCES)),
                          "source": np.tile(SOURCES, len(QIDS)),

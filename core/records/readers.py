@@ -158,7 +158,8 @@ HYPOTHESES = (
     ("H13", False, "M8 = 0 for every reader", "a deterministic reader never fabricates"),
     ("H14", False, "M11: prose = structured", "a rule-following reader applies both alike"),
     ("H15", True, "M12 and M13: only D records a superseding update",
-     "see core.records.writeback"),
+     "only validity intervals let an update close the old record on a date instead of "
+     "deleting it"),
 )
 
 

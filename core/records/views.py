@@ -352,9 +352,9 @@ class DisclosureView:
     """One policy condition of the disclosure track (seed 002 §8).
 
     ``matrix``: one row per information item (``item, critical``) and one column per
-    requester holding "released", "withheld", "released: not entitled" or "⚠ released:
-    critical error"; M9, M10, M11 (per replicate) and the critical errors as ``(requester,
-    item)`` pairs.
+    requester holding "released", "withheld", "released: not entitled" or "⚠ critical
+    error" (released, and critical: short enough for the table to fit 1280 px); M9, M10, M11
+    (per replicate) and the critical errors as ``(requester, item)`` pairs.
     """
 
     condition: str
@@ -385,7 +385,7 @@ def disclosure_view(condition: str) -> DisclosureView:
             elif r in it.release_to:
                 row[r] = "released"
             elif it.critical:
-                row[r] = "⚠ released: critical error"
+                row[r] = "⚠ critical error"
                 errors.append((r, it.label))
             else:
                 row[r] = "released: not entitled"
@@ -502,9 +502,10 @@ def score_view(score: ScoreResult) -> ScoreView:
             "ci_low", "ci_high", "p_value"]
     words = {"n_pos": "studied better", "n_neg": "comparator better",
              "p_value": "p (sign test)"}
-    comp = score.comparisons[cols].rename(columns={"delta": "Δ M1", **words})
+    comp = score.comparisons[cols].rename(columns={"delta": "difference in M1", **words})
     tests = score.measure_comparisons[["comparison", "measure", "better", "hypothesis",
-                                       *cols[3:]]].rename(columns={"delta": "Δ", **words})
+                                       *cols[3:]]].rename(columns={"delta": "difference",
+                                                                   **words})
     return ScoreView(wide, comp, hypothesis_table(score), score.n_lines, len(score.unknown),
                      dict(score.missing), tuple(score.notes), tests,
                      headline_contrasts(score))

@@ -42,12 +42,13 @@ from core.prose.views import (
 from core.testbed.questions import SOURCE_SHORT, SOURCES
 
 from .cache import shared_cache
+from .records import TABLE_WIDTH, WRAP_ROW
 from .store import get_connection
 from .ui import download_table, table_height
 
-__all__ = ["MARK_CLASS", "WORDING_RATE", "atom_grid", "excerpt_of", "factorial_of",
-           "faithfulness_of", "load_mixed_fit", "noise_of", "paraphrase_profile_words",
-           "personas_of", "prose_html", "prose_of", "wording_of"]
+__all__ = ["GRID_INDEX", "MARK_CLASS", "WORDING_RATE", "atom_grid", "excerpt_of",
+           "factorial_of", "faithfulness_of", "grid_columns", "load_mixed_fit", "noise_of",
+           "paraphrase_profile_words", "personas_of", "prose_html", "prose_of", "wording_of"]
 
 MARK_CLASS = "arbiter-marked"
 _MARK = translucent(HUES["amber"], 0.3)
@@ -55,6 +56,9 @@ _MARK = translucent(HUES["amber"], 0.3)
 PAGE_BOOT = 1000
 #: the page's paraphrase rate per kind of rewrite, and its seed (docs/prose.md)
 WORDING_RATE, WORDING_SEED = 0.1, 0
+#: the atom grid's question-id column (px); the five source columns share the rest of the
+#: page's width equally, and their answers wrap (up to three lines of about 135 px at 1280 px)
+GRID_INDEX = 56
 
 
 @shared_cache(max_entries=8)
@@ -145,6 +149,15 @@ def prose_html(section: ProseSection, *, height: int | None = 420,
     return (f'<div style="{cap}font-size:.9rem;line-height:1.45">' + "".join(out) + "</div>")
 
 
+def grid_columns(columns, titles: dict[str, str]) -> dict:
+    """The atom grid's ``column_config``: the question ids :data:`GRID_INDEX` px wide and
+    each source column an equal share of the rest of :data:`.records.TABLE_WIDTH` (the grid
+    spans the page, so all five fit at 1280 px and grow alike at 1440 px)."""
+    width = (TABLE_WIDTH - GRID_INDEX) // len(columns)
+    return {"_index": st.column_config.TextColumn(width=GRID_INDEX),
+            **{col: st.column_config.TextColumn(titles[col], width=width) for col in columns}}
+
+
 def atom_grid(view: ProseView, *, key: str, on_pick: Callable[[str, str], None]) -> None:
     """The 18 × 5 grid of extracted atoms; clicking a cell calls ``on_pick(qid, source)``.
 
@@ -177,7 +190,6 @@ def atom_grid(view: ProseView, *, key: str, on_pick: Callable[[str, str], None])
                 on_pick(qid, source)
 
     st.dataframe(shown, key=grid_key, on_select=pick, selection_mode="single-cell",
-                 width="stretch", height=table_height(len(shown)),
-                 column_config={col: st.column_config.TextColumn(titles[col], width="small")
-                                for col in shown.columns})
+                 width="stretch", height=table_height(0) + WRAP_ROW * len(shown),
+                 row_height=WRAP_ROW, column_config=grid_columns(shown.columns, titles))
     download_table(view.grid.full, stem=view.grid.stem, key=f"{key}_dl", what="Atom grid")
