@@ -1,13 +1,20 @@
 """The terms the pages use, each defined once: plain words first, then where it comes from.
 
 A :class:`Term` has a name, the short forms and symbols the pages print (``aliases``), one or
-two plain sentences, and its source (a seed document and section, or a reference). The
-Glossary page lists them; ``tests/test_glossary.py`` fails when a page prints an acronym or
-symbol that no term covers.
+two plain sentences, and its source (one of the three documents and its section, or a
+reference). The Glossary page lists them; ``tests/test_glossary.py`` fails when a page's
+script prints an acronym or symbol that no term covers, and ``tests/test_vocabulary.py`` when
+a page shows one without defining it where it first appears (a :func:`tip` on that element,
+or plain words beside it).
 
-How gaps are signed (:data:`SIGN_CONVENTION`): one convention on every page, the one seed
-003's tables use. A gap is the risk of the comparator B minus the risk of the rule under
-study A, ``Δ = R(B) − R(A)``, so a positive gap means A is better
+The three documents (:data:`PAPERS`) are named by what they are about, never by their file
+numbers: "the memory-benchmark paper", "the personal-records study" and "the answer-key
+paper". The home page cites each once, and each has a glossary entry with its citation, so
+"the paper" on a page always names one of them.
+
+How gaps are signed (:data:`SIGN_CONVENTION`): one convention on every page, the one the
+answer-key paper's tables use. A gap is the risk of the comparator B minus the risk of the
+rule under study A, ``Δ = R(B) − R(A)``, so a positive gap means A is better
 (:mod:`core.calibration.reversal_view` converts the library's ``R(A) − R(B)``).
 """
 
@@ -16,13 +23,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["GLOSSARY", "SIGN_CONVENTION", "Term", "find", "search", "tip"]
+__all__ = ["GLOSSARY", "PAPERS", "SIGN_CONVENTION", "Paper", "Term", "find", "search", "tip"]
 
 SIGN_CONVENTION = (
     "Every gap on these pages is the Brier risk of the comparator B minus that of the rule "
     "under study A: Δ = R(B) − R(A), lower risk being better. Above 0, rule A is better and "
-    "a proper score selects it; below 0, B. With A = native and B = EG this is "
-    "Δ = R(EG) − R(native), the sign seed 003's Tables 4 and 5 use; Δ_Y is the gap under "
+    "a proper score selects it; below 0, B. With A = native (the model's own confidence) "
+    "and B = EG (a frozen prior per kind of evidence) this is Δ = R(EG) − R(native), the "
+    "sign the answer-key paper's Tables 4 and 5 use; Δ_Y is the gap under "
     "the truth Y, Δ_Z under the reference label Z."
 )
 
@@ -38,7 +46,7 @@ class Term:
     plain : str
         One or two sentences a student can read without the papers.
     source : str
-        Where it comes from (seed document and section, or a reference).
+        Where it comes from (one of the three documents and its section, or a reference).
     aliases : tuple of str
         Short forms and symbols the pages print for it (matched exactly, case-sensitive).
     """
@@ -54,12 +62,75 @@ class Term:
                              f"{self.name!r}")
 
 
-S0 = "Seed 000 (the synthetic multi-source personal-memory benchmark)"
-S2 = "Seed 002 (Personal Dimension Benchmark v1: methods)"
-S3 = "Seed 003 (labels from an incomplete reference can reverse proper-score rankings)"
+@dataclass(frozen=True)
+class Paper:
+    """One of the three documents the app reimplements, named by what it is about.
+
+    Attributes
+    ----------
+    name : str
+        How the pages refer to it ("the memory-benchmark paper").
+    story : str
+        The name of its story on the home page and in the tour (``core.tour.STORIES``).
+    title : str
+        Its title as the document states it (or, when it states none, what it says it did).
+    credit : str
+        Its authors and year, or where it comes from, as far as the document states them.
+    """
+
+    name: str
+    story: str
+    title: str
+    credit: str
+
+    @property
+    def citation(self) -> str:
+        """One line: the title, then the credit."""
+        return f"{self.title} — {self.credit}"
+
+
+#: The three documents (the app's seeds 000, 002 and 003, shipped as their file numbers), by
+#: what they are about.
+PAPERS: dict[str, Paper] = {
+    "memory": Paper(
+        "the memory-benchmark paper", "Whose record of a person's days to believe",
+        "A benchmark of selective question answering over conflicting multi-source personal "
+        "memory (our copy states no title, authors or year)",
+        "the multisource-membench release, github.com/TianchengY/multisource-membench"),
+    "records": Paper(
+        "the personal-records study", "One person's records over time",
+        "Personal Dimension Benchmark v1: methods",
+        "a methods report run on 6 September 2026 (no authors stated)"),
+    "answer key": Paper(
+        "the answer-key paper", "When the answer key is incomplete",
+        "Unmatched Does Not Mean False: Incomplete Reference Sets Can Reverse Calibration "
+        "Rankings in Open-Ended Theory-of-Mind Tracking",
+        "Feng, Chen & Zhang (2026), arXiv 2608.25654"),
+}
+
+S0 = "The memory-benchmark paper"
+S2 = "The personal-records study"
+S3 = "The answer-key paper"
 
 GLOSSARY: tuple[Term, ...] = (
-    # ---------------------------------------------------------------- seed 000: the testbed
+    # ---------------------------------------------------------------- the three documents
+    Term("The memory-benchmark paper", "The document behind the Walkthrough, Leaderboard, "
+         "Bias lab, Selective QA and Extraction pages: simulated people, five record keepers "
+         "that disagree about their days, 18 survey questions, and the resolvers that settle "
+         "the conflicts. On those pages \"the paper\" means it and \"the paper's number\" its "
+         "published result.", PAPERS["memory"].citation),
+    Term("The personal-records study", "The document behind the Personal records page: one "
+         "person's records with the dates they held, sources of unequal trust, a conflict "
+         "policy, disclosure and write-back, written down six ways for an assistant.",
+         PAPERS["records"].citation),
+    Term("The answer-key paper", "The document behind the Reliability, Ranking reversal and "
+         "Pilot budget pages: when the list of right answers is incomplete, answers it does "
+         "not list are marked wrong, and that alone can reverse which of two confidence rules "
+         "a proper score prefers; a small human pilot settles it.",
+         PAPERS["answer key"].citation),
+    Term("Percentage points", "The difference between two percentages: from 80 % to 82 % is "
+         "2 percentage points (not 2 %).", "standard", ("pp",)),
+    # ---------------------------------------------------------------- the memory benchmark
     Term("Latent days", "What really happened to a simulated person on each of 30 days "
          "(sleep, meals, work, social life …). No source sees them directly.",
          f"{S0}, §2; the walkthrough's layer L2", ("L2",)),
@@ -76,7 +147,7 @@ GLOSSARY: tuple[Term, ...] = (
          "one section per source and one block per day, the way a person's notes and app "
          "exports would read. The resolvers in the paper see only this text, through an "
          "extractor.", f"{S0}, §2.1 and §8.6 stage 4 (the NL memory render)",
-         ("NL memory", "render")),
+         ("NL memory", "NL", "render")),
     Term("Extractor", "A program that reads the memory prose and writes one atom per "
          "question and source. Arbiter's own extractor follows fixed sentence templates; the "
          "paper's is a large language model (GPT-5.4).", f"{S0}, §8.6 stages 5–6",
@@ -107,18 +178,20 @@ GLOSSARY: tuple[Term, ...] = (
          "instructive way.", f"{S0}, §8.7"),
     Term("Informative source", "A source is informative for a question when its records "
          "hold what the question reads; the others give no atom for it (— in the atom "
-         "grid).", "Seed 000's benchmark specification, §2.4"),
+         "grid).", "The memory benchmark's specification, §2.4"),
     Term("Bias direction", "Which way a source leans on an ordered question: +1 means it "
          "tends to report one bin above the truth, −1 one below, 0 no lean. A disagreement "
          "in the source's own direction is explained by its bias.",
-         "Seed 000's benchmark specification, §2.3 (the bias prior)"),
+         "The memory benchmark's specification, §2.3 (the bias prior)"),
     # ---------------------------------------------------------------- resolvers
     Term("Resolver", "A rule that combines the five atoms into one answer, or abstains "
-         "(+SKIP).", f"{S0}, §9", ("SKIP",)),
+         "(+SKIP).", f"{S0}, §9"),
     Term("Majority vote", "The answer most sources give (ties broken at random). Also the "
          "equal-weight form of the ArgRAG argumentation baseline, whose quadratic-energy "
          "(QE) semantics reduces to plurality voting here.", f"{S0}, §9.2, §9.5",
          ("MV", "QE")),
+    Term("Majority class", "A baseline that ignores the sources: it always gives the answer "
+         "most common among the training people.", f"{S0}, §9.2", ("MajClass",)),
     Term("Single-source baseline", "Trust the one source most accurate on the training "
          "split, per question (SSB) or over all questions (SSB-Global).", f"{S0}, §9.2",
          ("SSB", "SSB-G")),
@@ -133,13 +206,14 @@ GLOSSARY: tuple[Term, ...] = (
          "learns those tables per difficulty class.", f"{S0}, §9.1", ("NBF", "DSNBF")),
     Term("Dawid–Skene", "Naive Bayes fusion learned without any labels, by expectation "
          "maximisation (EM) from the sources' agreements alone.",
-         "Dawid & Skene (1979); not in seed 000", ("EM",)),
+         "Dawid & Skene (1979); not in the memory-benchmark paper", ("EM", "DS")),
     Term("Source reachability", "Answers correctly whenever some source's atom equals the "
          "ground truth: a ceiling that no resolver can beat, not a method.", f"{S0}, §9.2"),
     Term("Selective answering", "A resolver may skip; it is judged on coverage (the share "
          "it answers) and selective accuracy (how often those answers are right). Its "
          "threshold θ is chosen on the calibration split by F0.5, which weighs precision "
-         "more than recall.", f"{S0}, §10", ("θ", "F0")),
+         "more than recall. A resolver that may skip is named with +SKIP.", f"{S0}, §10",
+         ("θ", "F0", "SKIP")),
     Term("Posterior margin", "How sure a probabilistic resolver is: the probability of its "
          "top answer minus that of the runner-up, p(top1) − p(top2). The walkthrough's "
          "example needs a DSNBF margin that is neither tiny nor large.",
@@ -152,8 +226,8 @@ GLOSSARY: tuple[Term, ...] = (
          "accuracy each time and keeping the middle 95 %.", f"{S0}, §9.3"),
     Term("Reference numbers", "The paper's value of a number, and the regenerated one: the "
          "released code re-run on freshly generated data, the fairer target for a "
-         "reimplementation. Δ paper is ours minus the paper's.", f"{S0}, §2.14",
-         ("regenerated",)),
+         "reimplementation. The column \"ours − paper\" is ours minus the paper's.",
+         f"{S0}, §2.14", ("regenerated",)),
     Term("Source reliability", "Per source: coverage (how often it gives an atom), conflict "
          "rate (how often its atom disagrees with another source's) and accuracy (how often "
          "its atom equals the ground truth when it answers).", f"{S0}, §2.7",
@@ -170,11 +244,12 @@ GLOSSARY: tuple[Term, ...] = (
          "keeps that share of each persona class in every split.", f"{S0}, §12.4",
          ("bias scale", "dropout scale", "difficulty mix")),
     Term("Kendall's tau", "How much two rankings agree: 1 when every pair of methods is in "
-         "the same order, −1 when every pair is reversed.", "Kendall (1938); seed 000 §12",
+         "the same order, −1 when every pair is reversed.",
+         "Kendall (1938); the memory-benchmark paper, §12",
          ("τ", "Kendall τ")),
     Term("Large language model", "A chat model asked the survey question over the sources' "
          "prose; the benchmark's LLM baselines.", f"{S0}, §9.6", ("LLM",)),
-    # ---------------------------------------------------------------- seed 003: labels
+    # ---------------------------------------------------------------- the answer key: labels
     Term("Reference label", "A cheap label from matching answers against an incomplete "
          "reference list, where an unmatched answer counts as false (Z).", f"{S3}, §2",
          ("Z", "IR")),
@@ -182,10 +257,10 @@ GLOSSARY: tuple[Term, ...] = (
          "pilot sample gets it.", f"{S3}, §2", ("Y",)),
     Term("Confidence rules", "Two ways to attach a confidence to an answer: native (the "
          "model's own elicited confidence) and EG (a frozen prior per source of the "
-         "evidence).", f"{S3}, §2", ("EG",)),
+         "evidence).", f"{S3}, §2", ("native", "EG")),
     Term("Brier score", "The mean squared difference between confidence and outcome (0 or "
          "1); lower is better and it is a proper score: honest confidences minimise it.",
-         "Brier (1950); seed 003 §2"),
+         "Brier (1950); the answer-key paper, §2"),
     Term("Log score", "Minus the mean log of the probability given to what happened; lower "
          "is better, and it is a proper score. We clip each confidence to [1e-15, 1 − 1e-15], "
          "so a confidence of 0 for an event that happened costs 34.5, not infinity.",
@@ -226,7 +301,7 @@ GLOSSARY: tuple[Term, ...] = (
     Term("Reliability diagram", "Observed frequency of the outcome against the confidence "
          "given. Binned (fixed bins), CORP (isotonic regression by the pool-adjacent-"
          "violators algorithm, PAV: no bins to choose) and smooth (kernel with bandwidth "
-         "σ).", "Dimitriadis, Gneiting & Jordan (2021); seed 003 §4",
+         "σ).", "Dimitriadis, Gneiting & Jordan (2021); the answer-key paper, §4",
          ("CORP", "PAV", "σ", "σ*")),
     Term("Brier decomposition", "Brier = miscalibration − discrimination + uncertainty "
          "(MCB − DSC + UNC), exact for CORP; the binned Murphy form adds within-bin terms "
@@ -240,8 +315,8 @@ GLOSSARY: tuple[Term, ...] = (
          "the band is widened until at least 90 % of redrawn curves lie inside it everywhere, "
          "not just point by point. A curve leaving it is unusual for a calibrated forecaster "
          "but can happen; a curve inside it proves nothing.",
-         "Bröcker & Smith (2007); seed 003 §4; issue 18"),
-    # ---------------------------------------------------------------- seed 003: pilots
+         "Bröcker & Smith (2007); the answer-key paper, §4; issue 18"),
+    # ---------------------------------------------------------------- the answer key: pilots
     Term("Human pilot", "A small probability sample of answers that humans adjudicate; "
          "designs: stratified (by match status and confidence), simple random (SRS), or "
          "with probability proportional to size (PPS).", f"{S3}, §3, Algorithm 1",
@@ -253,8 +328,9 @@ GLOSSARY: tuple[Term, ...] = (
          "= 0): unbiased too, but wider.", f"{S3}, §3"),
     Term("Escalation", "More labels are needed: the interval still crosses 0, or too few "
          "stores were sampled.", f"{S3}, Algorithm 1 step 5"),
-    Term("Monotone repair", "A confidence map p = σ(α + γ·logit c) with γ ≥ 0 fitted to the "
-         "pilot, so that the selected rule's confidences match the truth.",
+    Term("Monotone repair", "A confidence map p = logistic(α + γ·logit c) with γ ≥ 0 fitted "
+         "to the pilot, so that the selected rule's confidences match the truth (logistic(x) "
+         "= 1 / (1 + e^−x)).",
          f"{S3}, §3, A.11", ("α", "γ")),
     Term("Pilot budget", "How many human annotations a pilot pays for. Attempted counts "
          "every annotation, including the ones (about 8 %) that come back insufficient; "
@@ -277,16 +353,16 @@ GLOSSARY: tuple[Term, ...] = (
          "of the pilot, scored on the other half, must beat a constant confidence at the base "
          "rate. What the gate judged is exactly what is deployed.",
          f"{S3}, Algorithm 1 step 6"),
-    Term("Platt scaling", "A confidence map σ(a + b·logit c) fitted to labels. Fitted to "
-         "reference labels alone it learns the reference's share of true answers, not the "
-         "truth's.", "Platt (1999); seed 003 §5.5, Table 5 panel B"),
+    Term("Platt scaling", "A confidence map logistic(a + b·logit c) fitted to labels. Fitted "
+         "to reference labels alone it learns the reference's share of true answers, not the "
+         "truth's.", "Platt (1999); the answer-key paper, §5.5, Table 5 panel B"),
     Term("Error measures", "RMSE: root mean square error of an estimate over repeated "
          "pilots; CI: a confidence interval (95 % unless said).", "standard",
          ("RMSE", "CI")),
     Term("NQ-open", "A real case: 1,490 human-labelled answers of 12 open-domain QA systems "
          "to Natural Questions, where exact match against the gold list plays the "
-         "reference label.", "Kamalloo et al. (2023); seed 003 §5", ("NQ",)),
-    # ---------------------------------------------------------------- seed 002: personal records
+         "reference label.", "Kamalloo et al. (2023); the answer-key paper, §5", ("NQ",)),
+    # ---------------------------------------------------------------- one person's records
     Term("Validity interval", "The dates between which a record was true, both ends "
          "included. An open end means it is still true today.", f"{S2}, §2"),
     Term("Source tier", "How much a kind of source is trusted: document scan 1, device sync "
@@ -393,7 +469,7 @@ GLOSSARY: tuple[Term, ...] = (
          "teaches about the sources.", "Issue 21; core.fusion.diagnostics"),
     Term("Exact match", "An automatic marking rule: an answer counts as right only when its "
          "normalised text equals one of a fixed list of gold answers, so a right answer "
-         "worded differently counts as wrong.", "Kamalloo et al. (2023); seed 003 §5"),
+         "worded differently counts as wrong.", "Kamalloo et al. (2023); the answer-key paper, §5"),
 )
 
 

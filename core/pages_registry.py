@@ -60,29 +60,36 @@ class Page:
 
 
 PAGES: tuple[Page, ...] = (
+    Page("pages/0_Tour.py", "Tour", ":material/tour:",
+         "Start here: one stop for each way conflicting evidence goes wrong — a real "
+         "example, a question to answer before the reveal, and a link that opens the full "
+         "page on the same example."),
     Page("pages/1_Walkthrough.py", "Walkthrough", ":material/route:",
          "Follow one persona and one question from the latent days through five biased "
          "sources to atoms and the ground truth, and see which distortion moved each "
          "source's answer."),
     Page("pages/2_Leaderboard.py", "Leaderboard", ":material/leaderboard:",
-         "Every resolver — majority vote, BCF, ABF, NBF, DSNBF, unsupervised Dawid–Skene — "
-         "with 95 % intervals beside the paper's numbers, by reasoning type and difficulty, "
-         "and the per-source reliability that explains them."),
+         "Every resolver — majority vote, bias-corrected and bias-aware fusion, naive Bayes "
+         "fusion, unsupervised Dawid–Skene — with 95 % intervals beside the memory-benchmark "
+         "paper's numbers, by reasoning type and difficulty, and the per-source reliability "
+         "that explains them."),
     Page("pages/3_Bias_lab.py", "Bias lab", ":material/science:",
          "Drag the bias and dropout sliders or change the difficulty mix: one seed is "
          "regenerated and every resolver refitted, and a panel says what broke."),
     Page("pages/4_Selective_QA.py", "Selective QA", ":material/tune:",
          "Move a resolver's abstention threshold and watch coverage, selective accuracy, "
-         "F0.5 and the risk–coverage curve, with the calibrated threshold marked."),
+         "F0.5 (a score that weighs precision above recall) and the risk–coverage curve, "
+         "with the calibrated threshold marked."),
     Page("pages/5_Reliability.py", "Reliability", ":material/show_chart:",
-         "Binned, CORP and smooth reliability diagrams with consistency bands and the "
-         "MCB − DSC + UNC decomposition — for seed-000 resolvers, a belief-store scenario, "
-         "the real NQ-open case or your own CSV — under truth (Y) or a finite reference (Z)."),
+         "Reliability diagrams (binned, isotonic and smooth) with consistency bands, and the "
+         "Brier score split into miscalibration, discrimination and uncertainty — for the "
+         "memory benchmark's resolvers, a belief-store scenario, real question-answering "
+         "systems (NQ-open) or your own CSV — under the truth or an incomplete answer key."),
     Page("pages/6_Ranking_reversal.py", "Ranking reversal", ":material/swap_vert:",
          "Slide the prevalence across the crossover (a + b)/2 and watch a strictly proper "
-         "score change its mind; the exact T_omit / T_fp decomposition, the four scoring "
-         "protocols, the memory-testbed bridge and the NQ-open systems ranked by exact match "
-         "versus humans."),
+         "score change its mind; the gap split exactly into omitted truths and false "
+         "matches, the four scoring protocols, the memory-benchmark bridge and real "
+         "question-answering systems (NQ-open) ranked by exact match versus humans."),
     Page("pages/7_Pilot_budget.py", "Pilot budget", ":material/savings:",
          "How many human labels settle the question: simulated pilots (human-only versus "
          "TriSource-Restore), one pilot walked through select → repair → escalate → gate, "

@@ -35,6 +35,7 @@ from core.fusion.views import METHODS, method
 from core.glossary import tip
 from core.pages_registry import page
 from pages._shared import (
+    notice,
     open_page,
     url_number,
     url_pills,
@@ -96,7 +97,10 @@ st.caption(
     "answer per item. Pick one of the real data sets, or upload your own table of claims, "
     "and see which resolver gets it right, which sources it trusts, and why.")
 glossary_link()
-open_page("your_data", PARAMS)
+#: The what-if's item, in links only (the guided tour's copy-cluster stop opens its item): it
+#: is read once, when the page opens on a built-in set, and written back when it changes.
+ITEM = "yd_item"
+OPENING = open_page("your_data", PARAMS, ignore=(ITEM,))
 
 
 def pct(x: float, digits: int = 1) -> str:
@@ -112,7 +116,7 @@ def names(values) -> str:
 # ----------------------------------------------------------------------------- the data
 data = url_segmented(P_SET, "Data", format_func=DATA.get,
                      help="Five real tables shipped with Arbiter, or your own file. "
-                          + tip("Claims table", tip("Truth discovery")))
+                          + tip("Claims table", tip("Truth discovery")) + " " + tip("NQ-open"))
 label = "human"
 if data == "nq_open":
     label = url_segmented(P_LABEL, "Answers marked by", format_func=LABELS.get,
@@ -192,7 +196,8 @@ else:
             f"could, and counts their copies as much less than {head.size} votes. It gets "
             f"{head.recovered} of those {head.outvoted} items right, and {pct(copies.dependent)}"
             f" of all checked items against majority vote's {pct(copies.mv)}. Counting the "
-            f"group as one vote would already lift majority vote to {pct(head.one_voice)}.")
+            f"group as one vote would already lift majority vote to {pct(head.one_voice)}.",
+            help=" ".join((tip("ACCU"), tip("DEPEN"))))
         k = st.columns(4)
         k[0].metric("Majority vote", pct(copies.mv), border=True, help=tip("Majority vote"))
         k[1].metric("ACCU + DEPEN", pct(copies.dependent), border=True,
@@ -260,7 +265,8 @@ def board_panel(key: tuple) -> None:
     st.header("Every resolver on the board")
     c1, c2 = st.columns([3, 1])
     chosen = url_pills(P_METHODS, "Resolvers", where=c1, format_func=METHOD_NAMES.get,
-                       help="Each is explained below the board.")
+                       help="Each is explained below the board. "
+                            + " ".join((tip("GLAD"), tip("EM"))))
     cov = float(url_slider(P_COV, "Answer only the most confident share", where=c2,
                            help=tip("Equal coverage"), format="%.2f"))
     run = tuple(k for k in chosen if k in fit.results)
@@ -424,7 +430,20 @@ def what_if_panel(key: tuple) -> None:
     c1, c2 = st.columns([1, 3])
     meth = c1.selectbox("Resolver", opts, key=f"yd_wi_method_{TAG}",
                         format_func=METHOD_NAMES.get, help=tip("What-if"))
-    item = c2.selectbox("Item", items, key=f"yd_wi_item_{TAG}",
+    item_key = f"yd_wi_item_{TAG}"
+    if item_key not in st.session_state and ITEM in st.query_params:
+        wanted = st.query_params.get(ITEM)
+        if wanted in items:
+            st.session_state[item_key] = wanted
+        else:
+            notice("The item in the link is not one where this data set's sources disagree; "
+                   "the first such item is shown.")
+            del st.query_params[ITEM]
+
+    def keep_item() -> None:
+        st.query_params[ITEM] = st.session_state[item_key]
+
+    item = c2.selectbox("Item", items, key=item_key, on_change=keep_item,
                         help="Items where the sources disagree; when a copy group outvoted "
                              "the truth, its items come first.")
     here = item_claims_of(key, item)

@@ -1,4 +1,4 @@
-"""Walkthrough: one persona and one question through every stage of seed 000.
+"""Walkthrough: one persona and one question through every stage of the memory benchmark.
 
 Thin glue: widgets → one panel object per stage from ``pages._shared.walkthrough`` (shared
 caches keyed on the store, the persona and the question; built by
@@ -16,6 +16,7 @@ import pages._shared.preload  # noqa: F401  (first: imports everything in one or
 
 import streamlit as st
 
+from core.evaluation.run import FORCED_METHODS, SELECTIVE_METHODS
 from core.evaluation.walkthrough.answers import atom_grid_table
 from core.evaluation.walkthrough.views import day_views, latent_days, persona_day_table
 from core.figures.walkthrough import atom_grid_figure, source_days_figure, timeline_figure
@@ -29,6 +30,7 @@ from pages._shared.ui import (
     FAVICON,
     csv_bytes,
     glossary_link,
+    method_key,
     plotly_config,
     source_chip,
     table_height,
@@ -42,7 +44,7 @@ path = ensure_store()
 store = (str(path), store_stamp(path))
 st.title("Walkthrough: one persona, one question")
 st.caption(
-    "Follow one instance of the seed-000 benchmark through its stages: a persona's 30 latent "
+    "Follow one instance of the memory benchmark through its stages: a persona's 30 latent "
     "days, five sources that each see those days through their own distortion, one atom per "
     "source, the ground truth a fixed rule derives, and how every resolver settles the "
     "conflict — or abstains.")
@@ -69,10 +71,12 @@ _headline(c1, "Persona", who.name, f"`{persona_id}` · seed {seed} · {who.split
 _headline(c2, "Difficulty", who.difficulty_label)
 _headline(c3, "Question", f"{qid} · {ask.title}",
           f"{ask.topic} · last {ask.window} days · {ask.kind}")
-_headline(c4, "Ground truth", ask.gt_label.replace("_", "_\u200b"))  # wrap at underscores
-st.markdown(f"> **{qid}.** {ask.text}  \n> Answer space: "
-            + " · ".join(f"`{lab}`" for lab in ask.labels))
+_headline(c4, "Ground truth", ask.gt_words)
+st.markdown(f"> **{qid}.** {ask.text}  \n> Possible answers: "
+            + " · ".join(f"“{ask.words(lab)}”" for lab in ask.labels))
 
+method_key(FORCED_METHODS + SELECTIVE_METHODS,
+           label="What the resolvers' short names mean")  # before the protocol names them
 why_this_instance(why)  # the selection protocol, in an expander
 
 # ---------------------------------------------------------------- stage 1: persona
@@ -130,9 +134,10 @@ with st.expander("The same records as prose: the sentences the extractor reads f
                "the Extraction page.")
 
 # ---------------------------------------------------------------- stage 4: atoms
-st.header("4 · Atoms μ* beside the ground truth")
+st.header("4 · Atoms μ* beside the ground truth", help=tip("μ*"))
 st.caption("One atom per (question, source): the source's own records read by a fixed rule "
-           "(the direct readout μ*, no LLM). Green ✓ agrees with GT, red ✗ disagrees, ∅ "
+           "(the direct readout μ*, no language model). Green ✓ agrees with the ground "
+           "truth, red ✗ disagrees, ∅ "
            "means the source had nothing to read, — that the source is not informative for "
            f"the question. The framed row is {qid}.", help=tip("μ*"))
 st.plotly_chart(cached_figure("wt_grid", instance,
@@ -144,8 +149,8 @@ st.header(f"5 · How the ground truth of {qid} is derived")
 g1, g2 = st.columns([1.4, 1])
 with g1:
     st.markdown(f"**The rule.** {ask.rule}")
-    st.markdown(f"**This persona:** `{ask.detail}`")
-    st.success(f"Ground truth: **{ask.gt_label}**", icon=":material/verified:")
+    st.markdown("**This persona:** the rule's inputs are in the table beside.")
+    st.success(f"Ground truth: **{ask.gt_words}**", icon=":material/verified:")
 g2.dataframe(ask.stats, hide_index=True, width="stretch")
 
 st.subheader("What each source says, and why", anchor=False, help=tip("Bias direction"))
@@ -155,7 +160,8 @@ for v in ask.verdicts:
                     "records nothing this question reads.", unsafe_allow_html=True,
                     help=tip("Informative source"))
         continue
-    st.markdown(f"{source_chip(v.source)} · μ* = `{v.atom}` · **{v.mark}** ({v.bias}) — "
+    st.markdown(f"{source_chip(v.source)} · μ* = “{ask.words(v.atom)}” · **{v.mark}** "
+                f"({v.bias}) — "
                 f"{v.explained}.<br><span style='opacity:0.75'>Readout: {v.rule}.</span>",
                 unsafe_allow_html=True)
 
@@ -182,7 +188,7 @@ else:
     st.dataframe(answers.table, hide_index=True, width="stretch",
                  height=table_height(len(answers.table)), column_config={
                      "label": st.column_config.TextColumn("resolver", width=230),
-                     "answer": f"answer (GT: {answers.gt_label})",
+                     "answer": f"answer (truth: {ask.gt_words})",
                      "outcome": st.column_config.TextColumn("outcome", width=200),
                      "confidence": st.column_config.ProgressColumn(
                          "confidence", min_value=0.0, max_value=1.0, format="%.2f",
@@ -191,9 +197,10 @@ else:
                                                            help=tip("Posterior margin"))})
     st.caption("Each resolver reads only the five atoms above (never the persona id or its "
                "difficulty) and answers with a confidence; +SKIP variants may abstain, and "
-               "their answer before abstaining is shown. Then the answer is scored against "
-               "GT. Majority Vote is also the equal-weight form of the argumentation "
-               "baseline; Dawid–Skene learns without labels; Source Reachability sees GT.")
+               "their answer before abstaining is shown. Then the answer is scored against the "
+               "ground truth. Majority Vote is also the equal-weight form of the argumentation "
+               "baseline; Dawid–Skene learns without labels; Source Reachability sees the "
+               "ground truth.")
 
 # ---------------------------------------------------------------- downloads and next steps
 st.header("Downloads")

@@ -58,7 +58,7 @@ def imported_caption(llm: LLMRows) -> None:
                "number for the same model and prompt.")
 
 
-st.title("Leaderboard: every resolver, beside the paper")
+st.title("Leaderboard: every resolver, beside the memory-benchmark paper")
 if split is None:  # an imported release without resolver results: its LLM answers alone
     st.info("This store holds no resolver results (they need the train people of a built "
             "store), only the model answers imported with it.", icon=":material/database:")
@@ -86,6 +86,7 @@ ui.open_page("leaderboard", [P_B, P_METHODS, P_Q, P_SRC, P_SEED, P_LEARNED])
 @st.fragment
 def board() -> None:
     """Bootstrap size and methods, and every table and figure they change."""
+    ui.method_key(FORCED_METHODS)
     c1, c2 = st.columns([1, 3])
     b = ui.url_select(P_B, "Bootstrap replicates B", where=c1, help=tip("Bootstrap interval"))
     # pills, not a multiselect: eleven chips wrap instead of scrolling out of sight
@@ -96,13 +97,12 @@ def board() -> None:
         st.stop()
     with ui.store_guard():
         v = glue.leaderboard_board(path, stamp, int(b), tuple(methods))
-    with st.expander("What the short names mean", icon=":material/abc:"):
-        st.markdown("\n".join(f"- {line}" for line in v.method_key))
 
     st.header("Forced accuracy")
     for col, h in zip(st.columns(4), v.headlines, strict=False):
         col.metric(h.short, f"{h.accuracy:.1f} %", border=True, delta_color="off", help=h.help,
-                   delta=None if h.delta_paper is None else f"{h.delta_paper:+.1f} pp vs paper")
+                   delta=None if h.delta_paper is None
+                   else f"{h.delta_paper:+.1f} points vs the paper")
     key, shown = (path, stamp, v.methods), list(v.methods)
     glue.show_chart("lb_forest", (*key, b), lambda: figures.forest_figure(
         v.main, methods=shown, imported=v.imported), file_name="leaderboard_forest")
@@ -115,8 +115,10 @@ def board() -> None:
         imported_caption(v.llm)
 
     st.header("Selective answering")
-    st.caption("Each +SKIP variant may abstain; selective accuracy counts only what it "
-               "answers, averaged over seeds.")
+    st.caption("Each method marked +SKIP (allowed to skip a question it is unsure of) may "
+               "abstain; selective accuracy counts only what it answers, averaged over seeds. "
+               "Gain: points of accuracy over the same method "
+               "answering everything.")
     glue.show_table(v.selective, key="lb_dl_selective", what="Selective table")
     st.page_link("pages/4_Selective_QA.py", label="Move the thresholds: Selective QA",
                  icon=":material/tune:")

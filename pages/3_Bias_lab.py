@@ -23,6 +23,7 @@ import time
 import streamlit as st
 
 from core.evaluation.lab_view import effective_mix
+from core.evaluation.run import FORCED_METHODS
 from core.figures import lab as figures
 from core.glossary import tip
 from core.pages_registry import page
@@ -49,6 +50,7 @@ st.caption(f"One seed is regenerated with the knobs below ({3 * ppd} simulated p
            "**dropout scale** makes the logs lose more days; the **difficulty mix** keeps that "
            "share of each kind of person.")
 glossary_link()
+ui.method_key(FORCED_METHODS)
 ui.open_page("lab", [P_SEED, *P_KNOBS.values()])
 
 
@@ -58,7 +60,7 @@ def lab() -> None:
     with st.container(border=True):
         k1, k2, k3 = st.columns([1, 2, 2])
         seed = ui.url_select(P_SEED, "Seed", where=k1, format_func=str,
-                             help="The store's seeds and the paper's four.")
+                             help="The store's seeds and the memory-benchmark paper's four.")
         bias = ui.url_slider(P_KNOBS["lab_bias"], "Bias scale", where=k2, format="%.2f×",
                              help=tip("bias scale", "1 is nominal; 0 removes the biases."))
         dropout = ui.url_slider(P_KNOBS["lab_dropout"], "Dropout scale", where=k3,
@@ -85,7 +87,7 @@ def lab() -> None:
     h1, h2, h3, h4 = st.columns(4)
     for col, h in zip((h1, h2), v.headlines, strict=True):
         col.metric(h.short, f"{h.accuracy:.1f} %", border=True, help=h.help,
-                   delta=None if v.nominal else f"{h.change:+.1f} pp vs nominal")
+                   delta=None if v.nominal else f"{h.change:+.1f} points vs nominal")
     h3.metric("Best method here", v.best_name, delta=f"{v.best_accuracy:.1f} %",
               delta_color="off", delta_arrow="off", border=True)
     h4.metric("Test personas", f"{v.n_test}", delta=f"of {v.n_generated} generated",
@@ -107,8 +109,9 @@ def lab() -> None:
             w1, w2 = st.columns(2)
             w1.metric(f"Rank of {v.mover.short}", f"{v.mover.rank_after}", delta=v.mover.places,
                       help=f"Nominal rank {v.mover.rank_before}; + means it moved up.")
-            w2.metric(v.mover.source_label, f"{v.mover.source_accuracy_change:+.1f} pp",
-                      delta=f"coverage {v.mover.source_coverage_change:+.1f} pp",
+            w2.metric(v.mover.source_label,
+                      f"{v.mover.source_accuracy_change:+.1f} points",
+                      delta=f"coverage {v.mover.source_coverage_change:+.1f} points",
                       delta_color="off", delta_arrow="off",
                       help="Change of the source's accuracy when it answers.")
         st.caption("Rank 1 is the best forced accuracy; Source Reachability is told the "
@@ -132,7 +135,8 @@ def lab() -> None:
                 g = glue.lab_grid_view(int(seed), ppd)
             g1, g2 = st.columns(2)
             g1.metric("Rank agreement τ", f"{g.tau_mean:.2f}", delta_color="off",
-                      delta=f"paper {g.paper_tau:.2f} (4 seeds)", delta_arrow="off",
+                      delta=f"the memory-benchmark paper: {g.paper_tau:.2f} (4 seeds)",
+                      delta_arrow="off",
                       help=tip("τ", "Mean over every pair of the 9 variants."))
             g2.metric("Cells DSNBF wins", f"{g.dsnbf_wins} of {g.cells} cells",
                       delta=f"paper {g.paper_wins[0]} of {g.paper_wins[1]}", delta_color="off",

@@ -48,7 +48,7 @@ from pages._shared.evaluation import (
     selective_panel,
     theta_param,
 )
-from pages._shared.ui import FAVICON, glossary_link
+from pages._shared.ui import FAVICON, glossary_link, method_key
 
 st.set_page_config(layout="wide", page_title="Selective QA · Arbiter",
                    page_icon=FAVICON)
@@ -74,9 +74,11 @@ st.title("Selective QA: when should a resolver abstain?")
 st.caption(
     "A selective resolver may answer *skip*. Raising its threshold trades coverage (the share "
     "it answers) for selective accuracy (how often the answers it gives are right). Each "
-    "seed's calibration split chose its own threshold, the one with the best F0.5 (precision "
-    "weighs more than recall). Numbers are per seed on the test split, then the mean.")
+    "seed's calibration split chose its own threshold, the one with the best F0.5 (a score "
+    "where precision weighs more than recall). Numbers are per seed on the test split, then "
+    "the mean.")
 glossary_link()
+method_key(SKIP_METHODS)
 
 METHOD = ChoiceParam("sq_method", "method", SKIP_METHODS, default="dsnbf_skip",
                      tokens=[METHOD_SHORT[m] for m in SKIP_METHODS])
@@ -111,7 +113,7 @@ def pick_theta(method: str, choice) -> float:
 def panel() -> None:
     """The method, its threshold and everything they change (reruns on its own)."""
     method = url_segmented(METHOD, "Method", format_func=lambda m: METHOD_SHORT.get(m, m))
-    st.caption(f"**{METHOD_LABELS[method]}.** {SKIP_RULE_NOTES[method]}")
+    st.caption(f"**{METHOD_LABELS[method]}.** {SKIP_RULE_NOTES[method]}", help=tip("θ"))
     with store_guard():
         choice = load_threshold_choice(str(path), stamp, method)
         rc = load_risk_coverage(str(path), stamp, method)
@@ -128,17 +130,18 @@ def panel() -> None:
                                    (cols[1], "Selective accuracy", "selective_accuracy",
                                     "Selective answering"), (cols[2], "F0.5", "f05", "F0")):
         col.metric(name, f"{now[field]:.1f} %", **INFO, help=tip(term),
-                   delta=None if d is None else f"{d[field]:+.1f} pp")
+                   delta=None if d is None else f"{d[field]:+.1f} points")
     cols[3].metric("Forced accuracy", f"{now['forced_accuracy']:.1f} %", **INFO,
                    delta=f"selective {now['selective_accuracy'] - now['forced_accuracy']:+.1f} "
-                         "pp", help="Answering everything: the answer before any abstention.")
+                         "points", help="Answering everything: the answer before any abstention.")
     paper = view.paper
     st.markdown("##### At each seed's own calibrated θ ("
                 + ", ".join(f"{c:.2f}" for c in choice.calibrated) + ")")
     b = st.columns([1, 1.3, 1, 0.8])  # the long label gets room: no "…" at 1280 px
     b[0].metric("Coverage (calibrated)", f"{cal['coverage']:.1f} %", **INFO,
                 delta=f"paper {paper[1]:.1f} %" if paper else None,
-                help="Coverage with each seed's own calibrated θ, as the paper reports it.")
+                help=tip("The memory-benchmark paper", "Here: coverage with each seed's own "
+                         "calibrated θ, as the paper reports it."))
     b[1].metric("Selective accuracy (calibrated)", f"{cal['selective_accuracy']:.1f} %", **INFO,
                 delta=f"paper {paper[0]:.1f} %" if paper else None,
                 help="Selective accuracy with each seed's own calibrated θ.")

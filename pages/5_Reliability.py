@@ -58,7 +58,7 @@ from pages._shared.reliability import (
     rule_frames,
 )
 from pages._shared.seed003 import download_row, reliability_view, score_panels, show_figure
-from pages._shared.ui import FAVICON, glossary_link, num_columns
+from pages._shared.ui import FAVICON, glossary_help, glossary_link, num_columns
 
 st.set_page_config(layout="wide", page_title="Reliability · Arbiter",
                    page_icon=FAVICON)
@@ -70,7 +70,8 @@ stamp = store_stamp(path)
 st.title("Reliability: calibrated against which label?")
 st.caption(
     "A reliability diagram plots how often the event happened against the confidence given. "
-    "Seed 003's point: the same confidences look over-confident against a reference label Z "
+    "The answer-key paper's point: the same confidences look over-confident against a "
+    "reference label Z "
     "(unmatched answers counted false) and well calibrated against adjudicated truth Y, or "
     "the other way round. Flip the label source and everything below is redrawn.")
 glossary_link()
@@ -86,10 +87,11 @@ def panel() -> None:
     c3, c4, c5 = st.columns([1.5, 1.2, 1])
     with c1:
         data = url_segmented(P_DATA, "What to diagnose", format_func=DATA.get,
-                             help="Scenario: seed 003's synthetic belief stores. NQ-open: "
-                                  "1,490 real answers judged by humans and by exact match. "
-                                  "Resolvers: seed-000 resolvers against correctness. "
-                                  "Upload: your own CSV.")
+                             help=tip("NQ-open", "Scenario: the answer-key paper's synthetic "
+                                      "belief stores. NQ-open: its 1,490 real answers judged "
+                                      "by humans and by exact match. Resolvers: the memory "
+                                      "benchmark's resolvers against correctness. Upload: "
+                                      "your own CSV."))
     with c2:
         label = url_segmented(P_LABEL, "Label source", help=tip(
             "Z", "Y is the truth: adjudicated, human, or the testbed's ground truth.")).lower()
@@ -152,7 +154,7 @@ def panel() -> None:
                         alt=f"{'CORP' if kind == 'corp' else kind.capitalize()} reliability "
                             "diagram")
             download_row(key=f"rel_dl_{kind}", stem=f"{stem}_{kind}", fig=fig)
-    st.caption(
+    st.caption(  # the first CORP and σ of the page: the tooltip defines them
         "The dashed diagonal is perfect calibration; the dotted line is the prevalence "
         f"E[{sv.label_name}] = {view.prevalence:.3f} of {first}'s items, where a constant "
         "forecast would have to sit. "
@@ -162,7 +164,8 @@ def panel() -> None:
           "bandwidth σ, is dotted where forecasts are sparse and left out where there are "
           "none. Its density strip depends on the forecasts only, so Y and Z draw the same."
         + (" Binned and CORP use the sampling weights; smooth ECE has no weighted form, so "
-           "it is left empty." if "weight" in frames[rules[0]].columns else ""))
+           "it is left empty." if "weight" in frames[rules[0]].columns else ""),
+        help=tip("CORP"))
 
     st.subheader("Where the Brier score comes from", anchor=False)
     d_fig = cached_figure("rel_decomp", fig_key, lambda: decomposition_figure(
@@ -175,37 +178,39 @@ def panel() -> None:
         "well the rule's ranking separates events from non-events, UNC = ȳ(1 − ȳ) depends on "
         "the label alone. **Binned:** REL − RES + UNC adds up only with the within-bin terms "
         "WBV − 2·WBC, shown rather than hidden. Switching Y → Z moves UNC and MCB; DSC stays "
-        f"small in the seed's weak-discrimination regime ({lo:.3f}–{hi:.3f}), which is why "
-        "the prevalence decides.")
+        f"small in the answer-key paper's weak-discrimination regime ({lo:.3f}–{hi:.3f}), "
+        "which is why the prevalence decides.", help=tip("MCB"))
     download_row(key="rel_dl_decomp", stem=f"{stem}_decomposition", frame=sv.terms, fig=d_fig,
                  what="Terms")
 
     st.subheader("Numbers", anchor=False)
     st.dataframe(sv.numbers, hide_index=True, width="stretch",
-                 column_config=num_columns(sv.numbers) | num_columns(sv.numbers[["MCB"]],
-                                                                     "%.4f"))
+                 column_config=glossary_help(sv.numbers, num_columns(sv.numbers)
+                                             | num_columns(sv.numbers[["MCB"]], "%.4f")))
     ice = sv.average_ice
     st.caption(
         "ECE is at least |CITL|: a label source that lowers the prevalence raises ECE through "
         "calibration in the large alone. AUROC depends on the ranking only, not on the "
         "prevalence: compare it under Y and Z. The other scores are below. ICE is not a "
         "proper score, so the average-confidence forecast can beat a rule under one label "
-        f"and lose under the other (the seed's NQ-open case: better by {-ice['z']:.3f} under "
-        f"exact match, worse by {ice['y']:.3f} under human labels).")
-    with st.expander("Every score (log score, MCE, smooth ECE, Spiegelhalter z, ICE, …)"):
+        "and lose under the other (the answer-key paper's NQ-open case: better by "
+        f"{-ice['z']:.3f} under exact match, worse by {ice['y']:.3f} under human labels).",
+        help=tip("ICE"))
+    with st.expander("Every score (log score, the largest and the root-mean-square "
+                     "calibration error, smooth ECE, Spiegelhalter z, ICE, …)"):
         scores = sv.all_scores  # a score with no value here (weighted data) shows "—", not None
         scores = scores.assign(**{c: "—" for c in scores.columns if scores[c].isna().all()})
         st.dataframe(scores, hide_index=True, width="stretch",
-                     column_config=num_columns(scores))
+                     column_config=glossary_help(scores, num_columns(scores)))
         st.caption(" ".join(sv.score_notes) + " ICE is the mean |label − p|; its comparison "
                    "forecasts the rule's average confidence everywhere.")
     download_row(key="rel_dl_scores", stem=f"reliability_scores_{data}", frame=sv.download,
                  what="Scores, Y and Z")
     if sv.table2 is not None:
-        with st.expander("Beside the seed's published numbers"):
+        with st.expander("Beside the answer-key paper's published numbers"):
             st.dataframe(sv.table2, hide_index=True, width="stretch",
                          column_config=num_columns(sv.table2))
-            st.caption("The default scenario is tuned to the seed's marginals (±.02); ECE "
+            st.caption("The default scenario is tuned to the paper's marginals (±.02); ECE "
                        "and the within-bin structure are measured on our draw, not tuned.")
     with st.expander("Binned curve points"):
         points = bin_points(view, names)

@@ -18,6 +18,7 @@ import pages._shared.preload  # noqa: F401  (first: imports everything in one or
 
 import streamlit as st
 
+from core.calibration.reversal_view import SHIFT_TITLES
 from core.figures.calibration import (
     bridge_figure,
     brier_gap_figure,
@@ -59,7 +60,7 @@ from pages._shared.seed003 import (
     scenario_params,
     show_figure,
 )
-from pages._shared.ui import FAVICON, glossary_link, num_columns, table_height
+from pages._shared.ui import FAVICON, glossary_link, method_key, num_columns, table_height
 
 st.set_page_config(layout="wide", page_title="Ranking reversal · Arbiter",
                    page_icon=FAVICON)
@@ -78,7 +79,8 @@ st.caption(
     "Two confidence rules score the same answers. A finite reference calls every answer it "
     "cannot match false, so the label's share of true answers (its prevalence) drops. When "
     "the rules discriminate weakly, moving the prevalence across the midpoint of their two "
-    "means moves the winner. Gaps are Δ = R(B) − R(A): above zero, rule A is better.")
+    "means moves the winner. Gaps are Δ = R(B) − R(A): above zero, rule A is better. The "
+    "figures marked “paper” are the answer-key paper's.", help=tip("Δ"))
 glossary_link()
 
 P_DATA = ChoiceParam("rr_data", "data choice", tuple(DATA), default="scenario",
@@ -159,7 +161,8 @@ def main_panel() -> None:
                     f"crossover rule and **{v.measured}** on the rules as they are. Under the "
                     f"reference it selects **{view.pick(view.gap_z)}**; under the truth "
                     f"**{view.pick(view.gap_y)}**"
-                    + (" — the ranking **reverses**." if view.reverses else "."))
+                    + (" — the ranking **reverses**." if view.reverses else "."),
+                    help=tip("EG") if "EG" in view.names else None)
     fig = cached_figure("rr_gap", (*key, prev), lambda: brier_gap_figure(
         prevalences=view.grid, exact_gap=view.exact, midpoint=view.midpoint, names=(a, b),
         measured_gap=view.measured, measured_crossover=view.curve.crossover,
@@ -221,7 +224,8 @@ main_panel()
 
 st.header("The same reversal in a memory-agent evaluation")
 st.caption(
-    "Seed 000's resolvers answer survey questions about a person from five conflicting "
+    "The memory benchmark's resolvers answer survey questions about a person from five "
+    "conflicting "
     "sources. Rule A is a resolver's confidence; rule B a frozen source-tier prior (.55 when a "
     "direct record agrees with the answer, .35 a self-report, .20 a claim or nothing). Y: the "
     "answer is right. Z: the answer equals one source's readout, taken as the reference.")
@@ -230,6 +234,7 @@ st.caption(
 @st.fragment
 def bridge_panel() -> None:
     """The resolver and reference choice → one :class:`BridgeView`."""
+    method_key(BRIDGE_METHODS, label="What the resolvers' short names mean")
     b1, b2 = st.columns(2)
     method = url_select(P_METHOD, "Resolver (rule A)", where=b1,
                         format_func=lambda m: METHOD_SHORT.get(m, m))
@@ -283,15 +288,16 @@ q = st.columns(2) + st.columns(2)  # in one row of four, values and labels ended
 q[0].metric("Exact match → humans", f"{nq.prevalence_z:.3f} → {nq.prevalence_y:.3f}", border=True,
             help=f"Exact match against humans, over the {nq.n_labelled:,} labelled answers.")
 q[1].metric("Unmatched but accepted", f"{nq.p_y1_given_z0:.1%}", border=True, **INFO,
-            delta=f"seed: {seed.table1_em_negatives_human_correct:.1%}",
+            delta=f"paper: {seed.table1_em_negatives_human_correct:.1%}",
             help="Of the answers exact match calls wrong (Z = 0), the share that the human "
                  "judges accept as right: P(Y = 1 | Z = 0), the omitted truths of this "
-                 "reference. Beside it, the seed's figure for the same share, measured on "
-                 "another QA pipeline's answers (seed 003 Table 1), so the two need not agree.")
+                 "reference. Beside it, the answer-key paper's figure for the same share, "
+                 "measured on another QA pipeline's answers (its Table 1), so the two need not "
+                 "agree.")
 q[2].metric("AUROC of agreement", f"{nq.auroc.auroc_y:.3f}", border=True, **INFO,
-            delta=f"seed {seed.auroc_agreement:.3f}", help=tip("AUROC"))
+            delta=f"paper {seed.auroc_agreement:.3f}", help=tip("AUROC"))
 q[3].metric("Reversals of 21 pairs", f"{pairs.n_reversals} / {len(pairs.pairs)}", border=True,
-            delta=f"seed {seed.reversals} / 21", **INFO,
+            delta=f"paper {seed.reversals} / 21", **INFO,
             help=f"The crossover rule is right on {pairs.n_criterion_correct} of "
                  f"{len(pairs.pairs)} pairs; {pairs.n_reversals_both_exclude_zero} reversals have "
                  "both intervals away from zero.")
@@ -311,11 +317,12 @@ with st.expander(f"The 21 rule pairs ({pairs.construction})"):
                  column_config=num_columns(nq.pairs_shown, "%+.3f"))
     st.caption(f"A reversal is predicted when (a + b)/2 lies between E[Z] = "
                f"{pairs.prevalence_z:.3f} and E[Y] = {pairs.prevalence_y:.3f}; gaps are "
-               "R(B) − R(A) with question-cluster 95 % intervals. The seed does not list its "
-               "seven rules; these are our reading, chosen before counting.")
+               "R(B) − R(A) with question-cluster 95 % intervals. The answer-key paper does not "
+               "list its seven rules; these are our reading, chosen before counting.")
     download_row(key="rr_dl_pairs", stem="nq301_rule_pairs", frame=nq.pairs_shown, what="Pairs")
 with st.expander("Prevalence shift per system"):
-    st.dataframe(nq.shift, hide_index=True, width="stretch",
-                 column_config=num_columns(nq.shift, "%.3f"))
+    shift = nq.shift.rename(columns=SHIFT_TITLES)
+    st.dataframe(shift, hide_index=True, width="stretch",
+                 column_config=num_columns(shift, "%.3f"))
     download_row(key="rr_dl_shift", stem="nq301_prevalence_shift", frame=nq.shift,
                  what="Prevalence shift")

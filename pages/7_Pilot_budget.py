@@ -77,12 +77,13 @@ stamp = store_stamp(path)
 
 st.title("Pilot budget: how many human labels settle it?")
 st.caption(
-    "In the seed's scenario the reference says one rule is better, the truth the other. A small "
+    "In the answer-key paper's scenario the reference says one rule is better, the truth the "
+    "other. A small "
     "probability-sampled human pilot estimates the truth gap without bias; the reference labels "
     "and two frozen automatic judges enter only as control variates, so they can narrow the "
     "interval (how much is measured below) but cannot move its target. Below: repeated "
     "simulated pilots per budget, one pilot followed look by look, and the same budgets on real "
-    "NQ-open answers.")
+    "answers of question-answering systems (NQ-open).")
 glossary_link()
 
 P_BUDGET = NumberParam("pb_budget", "budget", 10, 200, 5, 50, integer=True)
@@ -121,14 +122,14 @@ def panel() -> None:
         reps = int(url_segmented(P_REPS, "Repetitions", format_func=str,
                                  help="Simulated pilots per budget: more is smoother and slower; "
                                       "results are cached. `python -m core pilot` runs the "
-                                      "seed's full count (or `--reps N`)."))
+                                      "paper's full count (or `--reps N`)."))
     with c3:
         design = url_segmented(P_DESIGN, "Design", format_func=DESIGNS.get, help=tip(
             "Human pilot", "Stratified takes unmatched high-confidence answers first; PPS draws "
                            "with replacement in proportion to a frozen size measure."))
     with c4:
         kind = url_segmented(P_KIND, "Budget counts", help=tip("Pilot budget"))
-    with st.expander("Scenario settings (the seed's default scenario)"):
+    with st.expander("Scenario settings (the answer-key paper's default scenario)"):
         k = tuple(float(v) for v in scenario_controls("pb", columns=4).values())
     v, held = budget_views(k, budget, reps, design, kind, int(current(P_WALK)))
     h, t = v.human, v.tri
@@ -138,7 +139,7 @@ def panel() -> None:
     m = st.columns(4) + st.columns(4)
     pair(m[0], "RMSE", t.rmse, h.rmse, ".4f", tip("RMSE", "Here: of the estimated Δ_Y."))
     pair(m[1], "95 % width", t.mean_width, h.mean_width, ".4f",
-         f"{width_words(t.width_reduction).capitalize()} (the seed: "
+         f"{width_words(t.width_reduction).capitalize()} (the paper: "
          f"{v.seed_width_reduction:.1%} narrower at {v.seed_budget} "
          "usable labels).")
     pair(m[2], "Coverage", t.coverage, h.coverage, ".3f", tip(
@@ -146,7 +147,7 @@ def panel() -> None:
                              f"{shown(t.coverage_all, '.3f')} (human-only "
                              f"{shown(h.coverage_all, '.3f')})."))
     pair(m[3], "Right direction", t.p_correct_direction, h.p_correct_direction, ".3f",
-         f"Share of pilots whose estimate has the sign of Δ_Y; the seed reports at least "
+         f"Share of pilots whose estimate has the sign of Δ_Y; the paper reports at least "
          f"{v.seed_p_correct_min:.3f} at {v.seed_budget} attempted.")
     pair(m[4], "False stops", t.false_termination, h.false_termination, ".3f",
          tip("False termination"))
@@ -162,8 +163,10 @@ def panel() -> None:
            f" and would select {v.winner_z} instead. ")
         + f"Judge weights β = ({v.beta_text}), {v.beta_source}. **Exact:** for any β fixed "
         "before the pilot the estimate is unbiased for Δ_Y. **Measured:** everything above, "
-        f"over {reps:,} pilots (simulated in {v.elapsed_s:.2f} s). {v.coverage_text}")
-    box_a = st.expander(f"These numbers beside the seed's ({v.seed_budget} usable labels)",
+        f"over {reps:,} pilots (simulated in {v.elapsed_s:.2f} s). {v.coverage_text}",
+        help=" ".join((tip("Δ_Y"), tip("EG"), tip("β"))))
+    box_a = st.expander(f"These numbers beside the answer-key paper's ({v.seed_budget} usable "
+                        "labels)",
                         key="pb_panel_a_open", on_change="rerun")
     with box_a:
         if box_a.open:
@@ -207,7 +210,7 @@ def panel() -> None:
     with h2:
         st.dataframe(held.table, hide_index=True, width="stretch",
                      column_config=num_columns(held.table, "%.4f"))
-        st.caption(held.text)
+        st.caption(held.text, help=tip("α"))
         download_row(key="pb_dl_heldout", stem="pilot_heldout_brier", frame=held.table,
                      fig=hfig, what="Held-out Brier")
     judge_panel(k, budget, reps, design, kind)

@@ -20,9 +20,9 @@ open_page("glossary", [])
 
 st.title("Glossary")
 st.caption("Every term, short form and symbol the pages use: what it means in plain words, "
-           "then where it comes from. Seed 000 is the synthetic multi-source "
-           "personal-memory benchmark, seed 003 the study of labels from an incomplete "
-           "reference.")
+           "then where it comes from. The three documents behind the pages are named by what "
+           "they are about — the memory-benchmark paper, the personal-records study and the "
+           "answer-key paper — and cited in their own entries, the first three below.")
 st.info(f"**How gaps are signed.** {SIGN_CONVENTION}",
         icon=":material/swap_vert:")
 

@@ -10,10 +10,12 @@ from streamlit.testing.v1 import AppTest
 
 from core.evaluation.cached import load_llm_answers, load_test_predictions
 from core.evaluation.walkthrough import OTHER_FUSION, resolver_evidence, select_walkthrough
+from core.glossary import PAPERS
 from core.store import connect, load_testbed
 from core.testbed.labels import ground_truth_codes
 from core.testbed.questions import QIDS, question
 from core.testbed.readout import readout
+from core.testbed.words import label_words
 
 ROOT = Path(__file__).resolve().parent.parent
 HOME = str(ROOT / "app.py")
@@ -43,8 +45,9 @@ def expected(small_store):
 
 
 def gt_label(expected, seed, persona, qid):
+    """The ground truth as the page shows it: the label in words."""
     i = expected["rows"][(seed, persona)]
-    return question(qid).labels[int(expected["gt"][i, QIDS.index(qid)])]
+    return label_words(qid, question(qid).labels[int(expected["gt"][i, QIDS.index(qid)])])
 
 
 def shown_gt(at) -> str:
@@ -71,15 +74,18 @@ def test_home_page_renders_the_stories_and_the_store(app_env):
     assert not at.exception
     assert not at.error
     text = page_text(at)
-    for story in ("Seed 000", "Seed 002", "Seed 003"):
-        assert story in text
+    for paper in PAPERS.values():  # named by what they are about, not "Seed 000"
+        assert paper.story in text
+    assert "Seed 00" not in text
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Personas"] == "72"
     assert metrics["Seeds"] == "2"
     assert metrics["Origin"] == "generated"
     assert "20260321" in page_text(at)
     links = at.get("page_link")
-    assert links and links[0].proto.page == "Walkthrough"
+    # the first thing offered is the guided tour (issue 22), then the first story's page
+    assert [link.proto.page for link in links[:2]] == ["Tour", "Walkthrough"]
+    assert links[0].proto.label == "Start the guided tour"
 
 
 def test_walkthrough_opens_on_the_protocol_pick(app_env, expected):

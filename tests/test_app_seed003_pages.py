@@ -309,7 +309,7 @@ def test_pilot_budget_numbers_and_budget_slider(env, scenario):
     assert not at.exception and len(at.dataframe) == n_tables + 2
     panel_a = next(d.value for d in at.dataframe if "width saved" in d.value.columns)
     here = panel_a[panel_a["source"].str.startswith("measured")]
-    seed = panel_a[panel_a["source"].str.startswith("seed 003")]
+    seed = panel_a[panel_a["source"].str.startswith("answer-key paper")]
     assert here["budget"].tolist() == [120, 120]
     assert seed["budget"].tolist() == [TABLE5_A["budget"]] * 2
     assert seed["RMSE"].tolist() == list(TABLE5_A["rmse"])

@@ -62,7 +62,7 @@ def test_the_default_theta_is_the_median_and_shows_no_delta(app_env, dsnbf_runs)
     moved = choice.snap(min(choice.median + 0.3, choice.hi))
     at.slider(key="sq_theta_dsnbf_skip").set_value(moved).run()
     view = selective_view(dsnbf_runs, "dsnbf_skip", theta=moved)
-    assert metric(at, "Coverage").delta == f"{view.deltas['coverage']:+.1f} pp"
+    assert metric(at, "Coverage").delta == f"{view.deltas['coverage']:+.1f} points"
     assert "changes against the median of the per-seed calibrated θ" in texts(at)
 
 

@@ -210,3 +210,18 @@ def test_an_upload_maps_its_columns_and_reads_the_wide_layout():
     assert "No truth is known here" in " ".join(plain(m.value) for m in at.markdown)
     assert "A reliability diagram needs items with a known truth" in " ".join(
         i.value for i in at.info)
+
+
+def test_the_tours_link_opens_the_what_if_on_its_item_and_refuses_a_stranger():
+    """The guided tour's copy-cluster stop links here with ``yd_item`` (issue 22)."""
+    from core.tour import TourData, compute_stop
+
+    link = dict(compute_stop("copy-cluster", TourData()).link)
+    at = run(link)
+    assert not at.exception and not at.warning
+    boxes = [s for s in at.selectbox if s.key and s.key.startswith("yd_wi_item_")]
+    assert len(boxes) == 1 and boxes[0].value == link["yd_item"]
+    stranger = run({"yd_set": "flight", "yd_item": f"**{MARK}**"})
+    assert not stranger.exception and len(stranger.warning) == 1
+    assert MARK not in plain(stranger.warning[0].value)
+    assert "yd_item" not in stranger.query_params

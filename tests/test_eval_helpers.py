@@ -30,7 +30,7 @@ def test_nominal_setting_is_recognised_with_any_equal_mix():
 def test_what_broke_sentences_come_from_the_numbers():
     text = describe_what_broke(broke(), bias_scale=2.5, dropout_scale=1.0, mix=(1, 1, 1))
     assert "bias scale at 2.5×" in text and "falls from rank 6 to rank 8" in text
-    assert "−6.2 pp" in text and "Daily self-report" in text and "−12.5 pp" in text
+    assert "−6.2 points" in text and "Daily self-report" in text and "−12.5 points" in text
     assert "bias knobs act on this source directly" in text
     climb = describe_what_broke(broke(rank_after=4, accuracy_change=-1.0), bias_scale=1.0,
                                 dropout_scale=2.0, mix=(1, 1, 1))

@@ -186,7 +186,7 @@ def test_atom_grid_colours_match_agree_disagree_null():
     text = np.asarray(heat.text)
     assert text[a3, 1].startswith("✓") and text[a3, 2].startswith("✗")
     assert text[a3, 3] == "∅" and text[a3, 5] == "—"
-    assert "less than 40" in text[a3, 0]
+    assert "under 40 % of" in text[a3, 0]  # the answer in words, not less_than_40
     frame = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(frame) == 1 and frame[0].y0 == a3 - 0.5
 

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HOME = str(ROOT / "app.py")
 #: page → every query parameter it reads.
 PAGES = {
+    "pages/0_Tour.py": ("stop",),
     "pages/1_Walkthrough.py": ("seed", "persona", "q"),
     "pages/2_Leaderboard.py": ("lb_b", "lb_methods", "lb_q", "lb_src", "lb_seed", "lb_learned"),
     "pages/3_Bias_lab.py": ("lab_seed", "lab_bias", "lab_dropout", "lab_w_stable",

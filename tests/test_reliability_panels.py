@@ -191,7 +191,7 @@ def test_table2_only_for_the_default_scenario_at_ten_uniform_bins(scenario, defa
     if shown:
         assert len(v.table2) == len(TABLE2)
         row = v.table2.set_index(["rule", "label"]).loc[("EG", "Z")]
-        assert row["Brier (seed)"] == TABLE2[("eg", "z")][0]
+        assert row["Brier (paper)"] == TABLE2[("eg", "z")][0]
         assert row["Brier"] == pytest.approx(sz.set_index("rule").loc["eg", "brier"])
     assert v.dsc_range == DSC_RANGE
 

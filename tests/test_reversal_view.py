@@ -76,7 +76,7 @@ def test_the_verdict_refuses_a_prevalence_outside_0_1(view, bad):
 def test_protocols_name_the_rules_and_carry_the_seed_columns(view):
     t = view.protocols
     assert list(t.columns) == ["protocol", "items scored", "Brier native", "Brier EG", "selects",
-                               "seed 003 frame", "seed 003 selects"]
+                               "paper's frame", "paper selects"]
     assert len(t) == 4 and set(t["selects"]) <= {"native", "EG", "tie", "—"}
     assert t.iloc[0]["selects"] == "EG" and t.iloc[-1]["selects"] == "native"
 

@@ -160,7 +160,8 @@ def rule_pairs(items: pd.DataFrame, *, rules: Mapping[str, Sequence[float]] | No
         rules_df = location_rules(items, means=means, family=family)
         fam = family
         construction = (
-            "seven logit shifts of smoothed cross-system agreement ((n_agree + 1/2)/13) to item "
+            "seven logit shifts of smoothed cross-system agreement ((agreeing systems + ½) ÷ 13) "
+            "to item "
             f"means {', '.join(f'{m:g}' for m in means)}" if family == "location" else
             f"constant rules at {', '.join(f'{m:g}' for m in means)}")
     else:

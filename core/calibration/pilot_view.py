@@ -304,7 +304,7 @@ def budget_view(sim: PilotSimulation, curve: pd.DataFrame) -> BudgetView:
     summ = sim.summary()
     human, tri = _split(summ)
     here = f"measured, {sim.reps:,} pilots ({sim.budget_kind})"
-    seed = f"seed 003, {TABLE5_A['reps']:,} pilots (usable)"
+    seed = f"answer-key paper, {TABLE5_A['reps']:,} pilots (usable)"
     nan = float("nan")
     (h_rmse, t_rmse), (h_w, t_w) = TABLE5_A["rmse"], TABLE5_A["mean_width"]
     rows = [(ESTIMATOR_LABELS["human_only"], here, sim.budget, human.rmse, human.mean_width,
@@ -382,7 +382,7 @@ def heldout_view(sim: PilotSimulation) -> HeldoutView:
     held = summ.iloc[0].to_dict()
     table = pd.DataFrame({"map": [name for _, name in _HELDOUT_NAMES],
                           "measured": [float(held[k]) for k, _ in _HELDOUT_NAMES],
-                          "seed 003": [float(TABLE5_B[k]) for k, _ in _HELDOUT_NAMES]})
+                          "paper": [float(TABLE5_B[k]) for k, _ in _HELDOUT_NAMES]})
     values = MappingProxyType({k: float(held[k]) for k, _ in _HELDOUT_NAMES})
     per = sim.heldout
     tri = np.asarray(per["trisource"], float)
@@ -395,7 +395,7 @@ def heldout_view(sim: PilotSimulation) -> HeldoutView:
         "other. Platt scaling on the reference labels alone "
         + ("pulls the confidences to the reference's share of true answers and scores worse "
            "than doing nothing" if hurts else "does not score worse than doing nothing here")
-        + f". The TriSource repair σ(α + γ·logit c) averages {values['trisource']:.4f} "
+        + f". The TriSource repair logistic(α + γ·logit c) averages {values['trisource']:.4f} "
           f"against {values['full_y']:.4f} for a map fitted on every training truth label, but "
           f"pilot by pilot it scores worse than the unrepaired rule in {worse_raw:.0%} of the "
           f"pilots and worse than pilot-only Platt in {worse_pilot:.0%}"
@@ -516,7 +516,7 @@ def _deployed_words(gate: DeploymentGate | None, names: tuple[str, str]) -> str:
     m = ch.map
     rule = names[0] if gate.rule == "A" else names[1]
     fit = "" if m.reason in ("fitted", "nothing fitted") else f" ({m.reason})"
-    return (f"Deployed: {rule} through the {ch.label}, p = σ({m.alpha:+.2f} + "
+    return (f"Deployed: {rule} through the {ch.label}, p = logistic({m.alpha:+.2f} + "
             f"{m.gamma:.2f}·logit c){fit}, chosen and fitted on {gate.n_fit} labels of the "
             f"pilot and judged by the gate on the other {gate.n_judge}. {ch.reason}")
 

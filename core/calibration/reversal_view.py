@@ -63,7 +63,7 @@ GAP_CONVENTION = "Δ = R(B) − R(A): above 0, rule A has the lower Brier risk a
 
 #: Display names of seed 003 Table 3's protocols.
 PROTOCOL_NAMES = {"unmatched_as_false": "Unmatched-as-false (Z)",
-                  "matched_only": "Matched-only (IR condensed list)",
+                  "matched_only": "Matched-only (only what the reference matched)",
                   "closed_world": "Closed-world (the reference's own propositions)",
                   "adjudicated": "Adjudicated truth (Y)"}
 
@@ -120,7 +120,8 @@ class ReversalView:
     reverses : bool
     protocols : DataFrame or None
         Table 3's four protocols (``protocol, items scored, Brier A, Brier B, selects,
-        seed 003 frame, seed 003 selects``) when the matcher's flags are known.
+        paper's frame, paper selects``: the answer-key paper's Table 3) when the matcher's flags
+        are known.
     """
 
     names: tuple[str, str]
@@ -277,8 +278,8 @@ def reversal_view(c_a, c_b, y, z, *, names: tuple[str, str], unit: str, weights=
             f"Brier {a}": prot["brier_a"].to_numpy(float),
             f"Brier {b}": prot["brier_b"].to_numpy(float),
             "selects": [pick[s] for s in prot["selects"]],
-            "seed 003 frame": [TABLE3[p][0] for p in prot["protocol"]],
-            "seed 003 selects": [TABLE3[p][1] for p in prot["protocol"]]})
+            "paper's frame": [TABLE3[p][0] for p in prot["protocol"]],
+            "paper selects": [TABLE3[p][1] for p in prot["protocol"]]})
     return ReversalView(
         names=(str(names[0]), str(names[1])), n=int(len(ca)), unit=unit, a_mean=a_mean,
         b_mean=b_mean, midpoint=crossover_prevalence(a_mean, b_mean), grid=_GRID, exact=exact,
@@ -390,6 +391,12 @@ _PAIR_TITLES = {"rule_a": "rule A", "rule_b": "rule B", "midpoint": "(a + b)/2",
                 "gap_y": "Δ under Y", "gap_y_lo": "Y: low", "gap_y_hi": "Y: high",
                 "reverses": "reverses", "predicted": "rule predicts",
                 "criterion_correct": "rule right", "both_exclude_zero": "both off 0"}
+#: The prevalence-shift table's columns in words (:func:`core.calibration.nq301.prevalence_shift`).
+SHIFT_TITLES = {"level": "level", "unit": "unit", "n": "answers", "n_labelled": "labelled",
+                "prevalence_z": "E[Z]", "prevalence_y": "E[Y]", "shift": "shift",
+                "prevalence_z_all": "E[Z], every answer", "p_y1_given_z0": "P(Y = 1 | Z = 0)",
+                "p_y0_given_z1": "P(Y = 0 | Z = 1)", "share_z1_y0": "false matches, share",
+                "share_z0_y1": "omitted truths, share"}
 
 
 def nq_case(frame: pd.DataFrame, answers: pd.DataFrame, pairs: RulePairs) -> NQCase:
@@ -408,8 +415,8 @@ def nq_case(frame: pd.DataFrame, answers: pd.DataFrame, pairs: RulePairs) -> NQC
     systems = system_accuracy(frame)
     shown = systems[["system", "em_accuracy_labelled", "human_accuracy", "gain", "rank_em",
                      "rank_human", "rank_change"]].rename(columns={
-                         "em_accuracy_labelled": "EM", "human_accuracy": "humans",
-                         "rank_em": "rank EM", "rank_human": "rank humans",
+                         "em_accuracy_labelled": "exact match", "human_accuracy": "humans",
+                         "rank_em": "rank, exact match", "rank_human": "rank, humans",
                          "rank_change": "moves up"})
     row = shift.iloc[0]
     return NQCase(shift=shift, systems=systems, systems_shown=shown,

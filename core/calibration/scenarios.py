@@ -42,8 +42,8 @@ class NamedScenario:
 def _entries() -> tuple[NamedScenario, ...]:
     d = DEFAULT_SCENARIO
     return (
-        NamedScenario("default", "Seed 003's Table 2 world: omission .655, false matches .14, "
-                      "weak discrimination; the ranking reverses.", d),
+        NamedScenario("default", "The answer-key paper's Table 2 world: omission .655, false "
+                      "matches .14, weak discrimination; the ranking reverses.", d),
         NamedScenario("transfer", "The same world drawn again: where transfer β is learned "
                       "before a pilot.", transfer_config(d)),
         NamedScenario("complete-reference", "A reference that misses nothing and matches "

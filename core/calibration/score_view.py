@@ -109,8 +109,8 @@ def _table2(scores: pd.DataFrame, other_scores: pd.DataFrame, names: Mapping[str
         if rule in both[lab].index:
             r = both[lab].loc[rule]
             rows.append({"rule": names.get(rule, rule), "label": LABEL_NAMES[lab],
-                         "Brier": r["brier"], "Brier (seed)": brier, "ECE (B = 10)": r["ece"],
-                         "ECE (seed)": ece, "|CITL|": abs(r["citl"]), "|CITL| (seed)": citl})
+                         "Brier": r["brier"], "Brier (paper)": brier, "ECE (B = 10)": r["ece"],
+                         "ECE (paper)": ece, "|CITL|": abs(r["citl"]), "|CITL| (paper)": citl})
     return pd.DataFrame(rows) if rows else None
 
 

@@ -220,8 +220,8 @@ def is_nominal(*, bias_scale: float, dropout_scale: float,
 
 
 def _pp(x: float) -> str:
-    """A signed percentage-point change with a true minus sign."""
-    return f"{x:+.1f}".replace("-", "\u2212") + " pp"
+    """A signed change in percentage points, in words, with a true minus sign."""
+    return f"{x:+.1f}".replace("-", "\u2212") + " points"
 
 
 def _setting_phrase(bias_scale: float, dropout_scale: float,

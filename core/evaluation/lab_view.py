@@ -43,10 +43,10 @@ __all__ = [
 LAB_HEADLINE_METHODS = ("dsnbf", "majority_vote")
 
 _BOARD = {"label": "method", "accuracy": "accuracy %", "accuracy_nominal": "nominal %",
-          "change": "Δ pp", "rank": "rank", "rank_nominal": "nominal rank"}
+          "change": "change, points", "rank": "rank", "rank_nominal": "nominal rank"}
 _SOURCES = {"source": "source", "accuracy": "accuracy %", "accuracy_nominal": "nominal %",
-            "accuracy_change": "Δ pp", "coverage": "coverage %",
-            "coverage_nominal": "nominal cov. %", "conflict_rate": "conflict %"}
+            "accuracy_change": "change, points", "coverage": "coverage %",
+            "coverage_nominal": "nominal coverage %", "conflict_rate": "conflict %"}
 
 
 def _name(method: str) -> str:

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ..resolvers.registry import method_short, method_words
 from ..testbed.questions import SOURCE_LABELS, SOURCES, question
+from ..testbed.words import label_words
 from .diagnostics import confusion_matrix, learned_confusion
 from .display import Table, table
 from .llm_rows import LLM_KIND, RESOLVER_KIND, LLMRows
@@ -52,11 +53,12 @@ __all__ = [
 #: The four methods whose forced accuracy heads the page.
 HEADLINE_METHODS = ("dsnbf", "nbf", "ssb", "majority_vote")
 
-_FORCED = {"label": "method", "accuracy": "accuracy %", "ci_low": "CI low", "ci_high": "CI high",
-           "paper": "paper %", "delta_paper": "Δ paper", "regenerated": "regen. %"}
+_FORCED = {"label": "method", "accuracy": "accuracy %", "ci_low": "95 % low",
+           "ci_high": "95 % high", "paper": "paper %", "delta_paper": "ours − paper",
+           "regenerated": "regenerated %"}
 _SELECTIVE = {"label": "method", "selective_accuracy": "selective %", "coverage": "coverage %",
-              "gain_over_forced": "gain pp", "paper_selective": "paper sel. %",
-              "paper_coverage": "paper cov. %"}
+              "gain_over_forced": "gain, points", "paper_selective": "paper selective %",
+              "paper_coverage": "paper coverage %"}
 #: the extra columns of a table that has LLM rows
 _KIND = {"label": "method", "kind": "kind"}
 _PEOPLE = {"n_clusters": "people"}
@@ -266,7 +268,7 @@ def confusion_view(atoms: np.ndarray, gt: np.ndarray, reliability: pd.DataFrame,
     q = question(qid)
     rows = _source_rows(reliability[reliability["question_id"] == qid])
     counts = confusion_matrix(atoms, gt, qid, source)
-    shown = _readable(counts)
+    shown = _readable(counts, qid)
     return ConfusionView(qid, q.title, q.text, source, SOURCE_LABELS[source],
                          table(rows, _SOURCES, stem=f"source_reliability_{qid}"),
                          table(shown, {c: c for c in shown.columns}, full=counts.reset_index(),
@@ -276,13 +278,15 @@ def confusion_view(atoms: np.ndarray, gt: np.ndarray, reliability: pd.DataFrame,
 def learned_table(model, *, qid: str, source: str, seed: int) -> Table:
     """NBF's learned P(atom = column | GT = row) of one question and source, to 2 decimals."""
     frame = learned_confusion(model, qid, source)
-    shown = _readable(frame)
+    shown = _readable(frame, qid)
     return table(shown, {c: c for c in shown.columns}, formats={c: "{:.2f}" for c in shown},
                  full=frame.reset_index(), stem=f"learned_{qid}_{source}_{seed}", index=True)
 
 
-def _readable(matrix: pd.DataFrame) -> pd.DataFrame:
-    """A matrix of answer labels with words for codes (``less_than_40`` → ``less than 40``);
-    the downloads keep the codes."""
-    words = {c: str(c).replace("_", " ") for c in (*matrix.index, *matrix.columns)}
+def _readable(matrix: pd.DataFrame, qid: str) -> pd.DataFrame:
+    """A matrix of ``qid``'s answer labels with words for them (``less_than_40`` → "under 40 %
+    of meals", :func:`core.testbed.words.label_words`); the downloads keep the labels."""
+    labels = question(qid).labels
+    words = {c: label_words(qid, str(c)) if c in labels else str(c)
+             for c in (*matrix.index, *matrix.columns)}
     return matrix.rename(index=words, columns=words)

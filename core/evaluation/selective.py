@@ -31,26 +31,31 @@ SKIP_METHODS = ("dsnbf_skip", "nbf_skip", "ssb_skip", "abf_skip")
 
 #: Each method's skip rule and how its threshold was chosen on the calibration split
 #: (the benchmark specification §2.12; seed 000 §9.2): the F0.5 counts differ by method.
+#: Plain words: a skip counts as a missed answer (a false negative) in the F0.5 of the
+#: calibration split; the rules of the code (``FN += 1``) are in the resolvers' docstrings.
 SKIP_RULE_NOTES = MappingProxyType({
     "dsnbf_skip": "Skips when at least two sources are active and DSNBF's posterior margin "
-                  "(top-1 minus top-2 of the combined p(w)) is below θ; with fewer than two "
-                  "active sources it always answers. θ ∈ {0, 0.01, …, 1} is chosen after the "
-                  "forced calibration by F0.5 over all calibration records, where every skip "
-                  "counts as a false negative (FN += 1), right or wrong.",
+                  "(the probability of its top answer minus that of the runner-up) is below "
+                  "the threshold θ; with fewer than two active sources it always answers. θ "
+                  "(one of 0, 0.01, …, 1) is chosen after the forced calibration by F0.5 over "
+                  "all calibration records, where every skip counts as one missed answer, "
+                  "right or wrong.",
     "nbf_skip": "Skips when at least two sources are active and NBF's posterior margin is "
-                "below θ. The temperature T and θ are searched jointly (T outer, θ inner) by "
-                "F0.5 over all calibration records, every skip counting FN += 1, so its T can "
-                "differ from forced NBF's.",
+                "below the threshold θ. The temperature T and θ are searched together (each "
+                "T, then every θ) by F0.5 over all calibration records, every skip counting "
+                "as one missed answer, so its T can differ from forced NBF's.",
     "ssb_skip": "Always skips when the chosen source has no atom; with at least two active "
                 "sources it also skips when the share of active atoms equal to the chosen one "
-                "is below θ (agreement). F0.5 on calibration counts only records with a "
-                "chosen atom and ≥ 2 active sources, and a skip adds FN += correct (0 or 1): "
-                "skipping a wrong answer costs nothing.",
+                "(the agreement) is below the threshold θ. F0.5 on calibration counts only "
+                "records with a chosen atom and at least two active sources, and a skip counts "
+                "as a missed answer only when the answer would have been right: skipping a "
+                "wrong answer costs nothing.",
     "abf_skip": "Skips with no active source; with exactly one it answers; with two or more "
-                "it skips when the best ExplScore is below θ_E or the gap to the second-best "
-                "is below θ_Δ. Here θ_Δ moves and θ_E stays at its calibrated value. F0.5 "
-                "on calibration uses records with ≥ 2 active sources and fractional credit "
-                "(1/#tied winners), a skip adding FN += credit.",
+                "it skips when the best explanation score is below one threshold (θ_E) or "
+                "its lead over the second-best is below another (θ_Δ). Here θ_Δ moves and θ_E "
+                "stays at its calibrated value. F0.5 on calibration uses records with at "
+                "least two active sources, and an answer tied with others gets a share of the "
+                "credit (1 over the number tied), which a skip counts as missed.",
 })
 
 

@@ -104,7 +104,7 @@ def forest_figure(table: pd.DataFrame, *, methods: Sequence[str] | None = None,
                                         strict=True)]
     acc = t["accuracy"].to_numpy(float)
     fig = go.Figure()
-    for col, name, marker in (("paper", "paper (seed 000)", _PAPER_TICK),
+    for col, name, marker in (("paper", "memory-benchmark paper", _PAPER_TICK),
                               ("regenerated", "released code, regenerated", _REGEN_TICK)):
         vals = t[col].to_numpy(float) if col in t else np.full(len(t), np.nan)
         keep = np.isfinite(vals)
@@ -242,7 +242,7 @@ def slices_figure(slices: pd.DataFrame, *, methods: Sequence[str] | None = None,
         keep = np.isfinite(vals)
         fig.add_trace(go.Scatter(
             x=[lab for lab, k in zip(labels, keep, strict=True) if k], y=vals[keep],
-            mode="markers", name="paper (seed 000)", legendgroup="paper",
+            mode="markers", name="memory-benchmark paper", legendgroup="paper",
             showlegend=group == "present", offsetgroup=group, marker=dict(_PAPER_MARKER),
             hovertemplate=f"%{{x}}: paper %{{y:.1f}} % (GT {group})<extra></extra>"))
     fig.update_layout(**titled_layout(height=400, title=title), barmode="group",

@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 from core.evaluation.walkthrough import DayViews
 from core.testbed.questions import QUESTIONS, SOURCE_LABELS, SOURCES
 from core.testbed.vocab import IS_WEEKEND, N_DAYS
+from core.testbed.words import label_words
 
 from .fast import axis_refs, figure, subplot_grid
 from .palette import CELL_TEXT, HUES, NEUTRALS, TRANSPARENT, translucent
@@ -493,9 +494,10 @@ def atom_grid_figure(
     go.Figure
         One heatmap trace (``atoms``) with ``z`` of shape (18, 6): column 0 is GT
         (``GRID_STATUS_CODES["gt"]``), columns 1–5 the sources in ``SOURCES`` order, coded by
-        :data:`GRID_STATUS_CODES`. Cell text is a symbol (✓ ✗ ∅ —) and the label; hover
-        gives the full label. Four legend-only scatter traces (agree, disagree, null, n/a)
-        explain the colours; the highlighted row, if any, is the only shape.
+        :data:`GRID_STATUS_CODES`. Cell text is a symbol (✓ ✗ ∅ —) and the answer in words
+        (:func:`core.testbed.words.label_words`); hover gives the full words. Four
+        legend-only scatter traces (agree, disagree, null, n/a) explain the colours; the
+        highlighted row, if any, is the only shape.
     """
     status = atom_grid_status(gt_codes, atoms)
     gt = np.asarray(gt_codes).astype(int)
@@ -505,14 +507,14 @@ def atom_grid_figure(
     text = np.empty(z.shape, dtype=object)
     hover = np.empty(z.shape, dtype=object)
     for j, q in enumerate(QUESTIONS):
-        g = q.labels[gt[j]] if gt[j] >= 0 else "—"
+        g = label_words(q.qid, q.labels[gt[j]]) if gt[j] >= 0 else "—"  # words, not labels
         z[j, 0] = GRID_STATUS_CODES["gt"]
         text[j, 0] = f"● {_short(g)}"
         hover[j, 0] = f"{q.qid} {q.title}<br>ground truth: <b>{g}</b>"
         for s, src in enumerate(SOURCES):
             st = status[j, s]
             z[j, s + 1] = GRID_STATUS_CODES[st]
-            lab = q.labels[at[j, s]] if at[j, s] >= 0 else ""
+            lab = label_words(q.qid, q.labels[at[j, s]]) if at[j, s] >= 0 else ""
             text[j, s + 1] = f"{STATUS_SYMBOLS[st]} {_short(lab)}".rstrip()
             hover[j, s + 1] = (f"{q.qid} · {SOURCE_LABELS[src]}<br>μ* = <b>{lab or '⊥'}</b>"
                                f" ({STATUS_NAMES[st]})<br>GT = {g}")

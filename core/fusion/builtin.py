@@ -130,7 +130,7 @@ BUILTIN_SETS: tuple[BuiltinSet, ...] = (
               "shows that which method looks best can depend on who does the marking.",
         citation="E. Kamalloo, N. Dziri, C. L. A. Clarke, D. Rafiei, \"Evaluating open-domain "
                  "question answering in the era of large language models\", ACL 2023 "
-                 "(github.com/ehsk/OpenQA-eval); seed 003 §5.1",
+                 "(github.com/ehsk/OpenQA-eval); the answer-key paper, §5.1",
         licence="MIT (data/nq301/LICENSE-MIT)",
         path=DATA_DIR / "nq301" / "items.parquet",
         truth_columns=("human", "exact_match")),

@@ -54,6 +54,9 @@ MIXED_METHODS = ("majority_class", "ssb", "majority_vote", "bcf", "abf", "nbf", 
 PROFILES = ("uniform", "paper", "gemini", "paraphrase")
 BASES = ("extracted", "readout")
 _INPUT_WORDS = {"extracted": "the extracted atoms μ̂", "readout": "the direct readout μ*"}
+#: The two inputs as a table's cells: words first, the symbol in brackets (issue 22 point 6).
+_CELL_INPUTS = {"readout": "atoms read from the records (μ*)",
+                "extracted": "atoms extracted from the prose (μ̂)"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -232,11 +235,11 @@ def _noise_story(frame: pd.DataFrame, *, profile: str, eps: float, base: str,
         gap = float((fused["accuracy_hat"] - mc).abs().max())
         if gap < 5:
             return (f"{verb} {how} ({100 * flip_rate:.1f} % of the atoms) leaves every method "
-                    f"that reads the atoms within {gap:.1f} pp of Majority Class, which ignores "
-                    f"them: {best}.")
+                    f"that reads the atoms within {gap:.1f} points of Majority Class, which "
+                    f"ignores them: {best}.")
     worst = frame.loc[frame["change"].idxmin()]
     return (f"{verb} {how} ({100 * flip_rate:.1f} % of the atoms) costs "
-            f"{_short(worst['label'])} the most ({-worst['change']:.1f} pp); {best}.")
+            f"{_short(worst['label'])} the most ({-worst['change']:.1f} points); {best}.")
 
 
 def noise_view(fit: MixedFit, *, profile: str, eps: float, seed: int = 0,
@@ -261,7 +264,7 @@ def noise_view(fit: MixedFit, *, profile: str, eps: float, seed: int = 0,
     rate = n_flipped / n_atoms if n_atoms else 0.0
     e = float(eps) if profile == "uniform" else _profile(profile, eps).mean_error
     board = table(frame, {"label": "method", "accuracy_star": "on μ* %",
-                          "accuracy_hat": "on noisy input %", "change": "change pp"},
+                          "accuracy_hat": "on noisy input %", "change": "change, points"},
                   stem=f"noise_{profile}_{e:g}_{base}_{seed}", formats={"change": "{:+.1f}"})
     best = str(frame.loc[frame["accuracy_hat"].idxmax(), "label"])
     story = _noise_story(frame, profile=profile, eps=e, base=base, n_flipped=n_flipped,
@@ -319,16 +322,16 @@ def _factorial_story(d: Decomposition, a: str, b: str, base: str) -> str:
     if t["total"] == 0:
         return (f"{a} on the direct readout and {b} on {hat} score the same, so there is no "
                 "gap to split.")
-    text = (f"Of the {t['total']:.1f} pp between {a} on the direct readout and {b} on "
-            f"{hat}, {t['resolution']:.1f} pp ({100 * d.resolution_share:.0f} %) is "
-            f"lost in resolution and {t['extraction']:.1f} pp ({100 * d.extraction_share:.0f} %)"
-            " in extraction")
+    text = (f"Of the {t['total']:.1f} points between {a} on the direct readout and {b} on "
+            f"{hat}, {t['resolution']:.1f} points ({100 * d.resolution_share:.0f} %) is "
+            f"lost in resolution and {t['extraction']:.1f} points "
+            f"({100 * d.extraction_share:.0f} %) in extraction")
     acc = d.accuracy
     if abs(t["interaction"]) < 0.5:
-        return text + f"; the two effects add up (interaction {t['interaction']:+.1f} pp)."
-    return (text + f"; they do not add up (interaction {t['interaction']:+.1f} pp): {a} loses "
-            f"{acc['a_star'] - acc['a_hat']:.1f} pp to extraction, {b} "
-            f"{acc['b_star'] - acc['b_hat']:.1f} pp.")
+        return text + f"; the two effects add up (interaction {t['interaction']:+.1f} points)."
+    return (text + f"; they do not add up (interaction {t['interaction']:+.1f} points): {a} "
+            f"loses {acc['a_star'] - acc['a_hat']:.1f} points to extraction, {b} "
+            f"{acc['b_star'] - acc['b_hat']:.1f} points.")
 
 
 def factorial_view_of(d: Decomposition, *, profile: str = "", eps: float = float("nan"),
@@ -337,10 +340,10 @@ def factorial_view_of(d: Decomposition, *, profile: str = "", eps: float = float
     a_label, b_label = d.label("a"), d.label("b")
     cells = d.table()
     cells["label"] = cells["arm"].map({"a": a_label, "b": b_label})
-    cells["input_words"] = cells["input"].map({"readout": "direct readout μ*",
-                                               "extracted": "extracted μ̂"})
+    cells["input_words"] = cells["input"].map(_CELL_INPUTS)
     cell_table = table(cells, {"label": "method", "input_words": "input", "accuracy": "accuracy %",
-                               "ci_low": "CI low", "ci_high": "CI high", "paper": "paper %"},
+                               "ci_low": "95 % low", "ci_high": "95 % high",
+                               "paper": "paper %"},
                        stem=f"factorial_{d.a}_{d.b}_cells")
     paper = FrozenDict(d.paper)
     paper_terms = (FrozenDict({k: float(v) for k, v in _terms(
@@ -351,8 +354,9 @@ def factorial_view_of(d: Decomposition, *, profile: str = "", eps: float = float
                            "ci_low": d.ci[k][0], "ci_high": d.ci[k][1],
                            "share": 100 * share[k] if k in share else np.nan,
                            "paper": paper_terms.get(k, np.nan)} for k in _TERM_WORDS])
-    term_table = table(terms, {"meaning": "term", "pp": "pp", "ci_low": "CI low",
-                               "ci_high": "CI high", "share": "share %", "paper": "paper pp"},
+    term_table = table(terms, {"meaning": "term", "pp": "points", "ci_low": "95 % low",
+                               "ci_high": "95 % high", "share": "share %",
+                               "paper": "paper, points"},
                        stem=f"factorial_{d.a}_{d.b}_terms",
                        formats={"pp": "{:+.2f}", "ci_low": "{:+.2f}", "ci_high": "{:+.2f}",
                                 "paper": "{:+.2f}"})
@@ -360,8 +364,7 @@ def factorial_view_of(d: Decomposition, *, profile: str = "", eps: float = float
     if len(d.slices):
         sl = d.slices.copy()
         sl["label"] = sl["arm"].map({"a": a_label, "b": b_label})
-        sl["input_words"] = sl["input"].map({"readout": "direct readout μ*",
-                                             "extracted": "extracted μ̂"})
+        sl["input_words"] = sl["input"].map(_CELL_INPUTS)
         slices = table(sl, {"label": "method", "input_words": "input", "full": "all %",
                             "gt_present": "some source right %",
                             "gt_absent": "no source right %", "paper_present": "paper, right %",

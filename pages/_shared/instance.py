@@ -52,7 +52,7 @@ def choose_instance(path: str, stamp: int) -> tuple[int, str, str]:
             format_func=lambda s: f"{s} (seed {index.seeds.index(s) + 1})",
             help="The generator seed. Persona ids repeat across seeds, with different days.")
         search = st.text_input("Search persona id", key="wt_search",
-                               placeholder="e.g. shift_121 or ellis")
+                               placeholder="e.g. 121 or ellis")
         difficulty = st.pills("Difficulty", list(DIFFICULTIES), selection_mode="multi",
                               key="wt_difficulty", format_func=DIFFICULTY_LABELS.get,
                               help="Empty selection = no filter.")
@@ -97,9 +97,11 @@ def why_this_instance(why: ProtocolPanel) -> None:
         st.markdown("The example is picked by a fixed rule over the **test split**, reading each "
                     "source's atom straight from its records (μ*). Hard filters:\n"
                     + ";\n".join(f"* **({tag})** {text}" for tag, text in why.filters)
-                    + ".\n\n" + why.ranking, help=tip("Selection protocol"))
+                    + ".\n\n" + why.ranking,
+                    help=" ".join((tip("Selection protocol"), tip("LLM"))))
         if why.full and why.reference != "llm":
-            st.info("This store holds no frontier-LLM answers (only an imported release carries "
+            st.info("This store holds no answers of a frontier large language model (only an "
+                    "imported release carries "
                     "them), so filter (iii) uses **Majority Vote is wrong** as a stand-in: the "
                     "instance must be one that naive aggregation gets wrong.",
                     icon=":material/swap_horiz:")

@@ -42,7 +42,7 @@ MODULES: tuple[str, ...] = (
     "pages._shared.workers", "pages._shared.evaluation", "pages._shared.seed003",
     "pages._shared.pilot", "pages._shared.reversal", "pages._shared.reliability",
     "pages._shared.walkthrough", "pages._shared.instance", "pages._shared.records",
-    "pages._shared.prose", "pages._shared.fusion",
+    "pages._shared.prose", "pages._shared.fusion", "pages._shared.tour",
 )
 
 for _name in MODULES:

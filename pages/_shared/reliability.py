@@ -104,10 +104,11 @@ def rule_frames(data: str, *, path: str, stamp: int) -> RuleData:
     """
     frames, default = {}, False
     if data == "scenario":
-        with st.expander("Scenario settings (the seed's scenario by default)"):
+        with st.expander("Scenario settings (the answer-key paper's scenario by default)"):
             knobs = scenario_controls("rel", columns=4)
         chosen = url_multiselect(P_SCN, "Rules", format_func={
-            "native": "native (elicited)", "eg": "EG (frozen source prior)"}.get,
+            "native": "native (the model's own confidence)",
+            "eg": "EG (a frozen prior per kind of evidence)"}.get,
             help=tip("EG", "Both rules score the same beliefs."))
         frame = load_scenario(**knobs)
         for r in SCN_RULES:
@@ -153,7 +154,7 @@ def rule_frames(data: str, *, path: str, stamp: int) -> RuleData:
             key="rel_upload"), key="rel_upload")
         if got is None:
             st.info("Upload a CSV to diagnose your own forecasts. The example file below is "
-                    "the seed's default scenario (native as p, EG as p_b).",
+                    "the answer-key paper's default scenario (native as p, EG as p_b).",
                     icon=":material/upload:")
             st.download_button("Example CSV", lambda: csv_bytes(example_upload()),
                                file_name="seed003_scenario_example.csv", mime="text/csv",

@@ -60,6 +60,7 @@ from core.calibration.smooth import (
 from core.calibration.summary import score_summary
 from core.evaluation.cached import load_runs
 from core.evaluation.run import SeedRun
+from core.glossary import tip
 from core.store import StoreError, query_df
 from core.urlparams import NumberParam
 
@@ -130,12 +131,13 @@ class Knob:
 SCENARIO_KNOBS: tuple[Knob, ...] = (
     Knob("omit", "omission_rate", "Omission rate P(Z = 0 | Y = 1)", 0.0, 0.95, 0.005,
          "Share of true beliefs the finite reference + matcher leaves unmatched (recorded "
-         "false). Seed 003's default scenario: .655."),
+         "false). The answer-key paper's default scenario: .655."),
     Knob("fmr", "false_match_rate", "False-match rate P(Z = 1 | Y = 0)", 0.0, 0.5, 0.01,
          "Share of false beliefs the matcher pairs with a true reference proposition."),
     Knob("disc", "discrimination", "Discrimination of native confidence", 0.0, 3.0, 0.01,
-         "Logit shift of native confidence between true and false beliefs (0 = none). "
-         "The default (.23) gives AUROC ≈ .60, the seed's weak-discrimination regime."),
+         tip("native", "Here: the logit shift of native confidence between true and false "
+             "beliefs (0 = none). The default (.23) gives AUROC ≈ .60, the answer-key paper's "
+             "weak-discrimination regime.")),
     Knob("judge", "judge_quality", "Judge quality", 0.0, 1.0, 0.05,
          "How informative the two frozen automatic judges Q are (0 = noise). They only "
          "change TriSource-Restore's efficiency, never its target."),

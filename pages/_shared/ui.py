@@ -13,10 +13,12 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from core.figures.style import LATENT_COLOR, SOURCE_COLORS
+from core.glossary import find, tip
+from core.resolvers.registry import method_short, method_words
 from core.testbed.questions import SOURCE_LABELS
 
 __all__ = ["FAVICON", "csv_bytes", "download_table", "escape_markdown", "glossary_link",
-           "num_columns",
+           "glossary_help", "method_key", "num_columns",
            "number_table", "parquet_bytes", "plotly_config", "source_chip", "table_height",
            "table_style"]
 
@@ -33,12 +35,14 @@ _JOINER = "\u2060"
 FAVICON = str(Path(__file__).with_name("favicon.png"))
 
 
-def escape_markdown(text: object) -> str:
+def escape_markdown(text: object, *, limit: int = 500) -> str:
     """``text`` made inert for ``st.markdown``-rendering calls (``st.warning``, ``st.caption``…).
 
     Every markdown-significant ASCII punctuation character is backslash-escaped (CommonMark
-    lets any of them be escaped), line breaks become spaces, and the result is cut to 500
-    characters, so no link, image, heading, HTML, icon or colour directive survives.
+    lets any of them be escaped), line breaks become spaces, and the result is cut to
+    ``limit`` characters (500: a visitor's text; our own paragraphs that quote data, such as
+    the tour's, pass a larger one), so no link, image, heading, HTML, icon or colour
+    directive survives.
 
     Escapes are resolved before GitHub-flavoured markdown finds bare addresses in the text,
     so ``http://…``, ``www.…`` and ``name@host`` would still become links (issue 20 point 2):
@@ -50,7 +54,7 @@ def escape_markdown(text: object) -> str:
     >>> "\u2060" in escape_markdown("see http://a.b/c.png")
     True
     """
-    flat = " ".join(str(text).split())[:500]
+    flat = " ".join(str(text).split())[:limit]
     flat = _AUTOLINK.sub(lambda m: m.group(0) + _JOINER, flat)
     return _MD_SPECIAL.sub(r"\\\1", flat)
 
@@ -203,3 +207,51 @@ def glossary_link() -> None:
                      icon=":material/menu_book:")
     except StreamlitAPIException:
         st.markdown(":material/menu_book: [Words used here: the glossary](Glossary)")
+
+
+def method_key(methods: Sequence[str], *, label: str = "What the short names mean") -> None:
+    """An expander with one line per method: its short name and what it is, in words.
+
+    A page shows it before the first widget or table that names the methods by their short
+    names, so each is defined where it first appears (``tests/test_vocabulary.py``). A
+    ``+SKIP`` variant is explained once, after its base methods; the GT-aided ceiling adds
+    what GT means.
+    """
+    short, words = method_short(), method_words()
+    bases = dict.fromkeys(m.removesuffix("_skip") for m in methods)
+    lines = [f"- {short[m]} — {words[m]}" for m in bases]
+    if any(m.endswith("_skip") for m in methods):
+        lines.append("- +SKIP — a variant that may skip a question it is unsure of "
+                     "(abstain) instead of answering.")
+    if "source_reachability" in methods:
+        lines.append("- GT — the ground truth, which only the GT-aided row is told.")
+    with st.expander(label, icon=":material/abc:"):
+        st.markdown("\n".join(lines))
+
+
+#: The short forms and symbols a column title or a cell may show (as tests/test_vocabulary.py
+#: finds them); only those a glossary term lists get a tooltip.
+_SHORT_FORM = re.compile(r"(?<![A-Za-z_])([A-Z][A-Z0-9]+(?:-[A-Z]+)?|[μ⊥Δβπθγσα]\u0302?[*_A-Za-z]*"
+                         r"|T_[a-z]+|q\*)")
+
+
+def glossary_help(frame: pd.DataFrame, config: Mapping | None = None) -> dict:
+    """``column_config`` with a glossary tooltip on every column whose title or text cells show
+    a short form a glossary term lists ("M1", "H11", "σ*"), so it is defined where it first
+    appears (``tests/test_vocabulary.py``). A column's own ``help`` is kept."""
+    out = {k: dict(v) if isinstance(v, Mapping) else v for k, v in (config or {}).items()}
+    for col in frame.columns:
+        cfg = out.get(col)
+        cfg = {"label": cfg} if isinstance(cfg, str) else cfg  # a label alone
+        if isinstance(cfg, Mapping) and cfg.get("help"):
+            continue
+        title = cfg.get("label") if isinstance(cfg, Mapping) and cfg.get("label") else str(col)
+        cells = (frame[col].dropna().unique()[:200] if frame[col].dtype == object
+                 or pd.api.types.is_string_dtype(frame[col]) else ())
+        texts = [title, *(v for v in cells if isinstance(v, str))]
+        terms = dict.fromkeys(t.name for text in texts for m in _SHORT_FORM.findall(text)
+                              if (t := find(m.rstrip("_"))) is not None)
+        if terms:
+            out[col] = {**(cfg if isinstance(cfg, Mapping) else {}),
+                        "help": " ".join(tip(name) for name in terms)}
+    return out

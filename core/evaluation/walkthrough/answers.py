@@ -38,6 +38,7 @@ from core.testbed.questions import (
 )
 from core.testbed.questions import question as get_question
 from core.testbed.vocab import AFTERHOURS_STYLES
+from core.testbed.words import label_words
 
 __all__ = [
     "OUTCOME_MARKS",
@@ -344,6 +345,16 @@ class QuestionPanel:
     n_disagree: int
     n_null: int
 
+    def words(self, label: str) -> str:
+        """An answer label of this question in words ("no atom" for ⊥); the page shows these,
+        never the stored label (:func:`core.testbed.words.label_words`)."""
+        return "no atom" if label == "⊥" else label_words(self.qid, label)
+
+    @property
+    def gt_words(self) -> str:
+        """The ground truth in words."""
+        return self.words(self.gt_label)
+
 
 def question_panel(*, qid: str, gt_code: int, atoms_row: np.ndarray,
                    stats: Mapping[str, object], detail: str) -> QuestionPanel:
@@ -412,8 +423,9 @@ class ResolverPanel:
         What that split is for, in words (empty for the test split).
     table : DataFrame
         Display-ready, one row per method in leaderboard order: ``label`` (the resolver),
-        ``answer``, ``outcome`` (marked, :data:`OUTCOME_MARKS`), ``confidence`` (float in
-        [0, 1]) and ``margin`` (text, "—" without a posterior).
+        ``answer`` (in words, :func:`core.testbed.words.label_words`), ``outcome`` (marked,
+        :data:`OUTCOME_MARKS`), ``confidence`` (float in [0, 1]) and ``margin`` (text, "—"
+        without a posterior).
     n_forced, n_forced_right : int
         Forced methods (Source Reachability, a ground-truth-aided ceiling, left out) and
         how many of them answer right.
@@ -464,9 +476,10 @@ def resolver_panel(predictions: pd.DataFrame | None, *, qid: str, gt_label: str,
     selective = answers[answers["selective"]]
     margin = answers.loc[answers["method"] == "dsnbf", "margin"]
     dsnbf = float(margin.iloc[0]) if len(margin) and np.isfinite(margin.iloc[0]) else None
+    known = set(get_question(qid).labels)
     table = pd.DataFrame({
         "label": answers["label"],
-        "answer": answers["answer"],
+        "answer": [label_words(qid, a) if a in known else a for a in answers["answer"]],
         "outcome": answers["outcome"].map(OUTCOME_MARKS).fillna(answers["outcome"]),
         "confidence": answers["confidence"],
         "margin": ["—" if not np.isfinite(m) else f"{m:.2f}" for m in answers["margin"]],

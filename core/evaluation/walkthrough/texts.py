@@ -2,19 +2,34 @@
 
 Source: the benchmark specification (seed 000) §2.3 (bias prior), §2.5 (difficulty classes),
 §2.7 (source projections), §2.8 (ground-truth rules) and §2.9 (direct readout μ*). Plain
-text only (no section numbers: the pages print these strings; the glossary cites them).
+text only (no section numbers: the pages print these strings; the glossary cites them). An
+answer label in a rule (``70_or_more``) is printed as its words in quotes ("70 % of meals or
+more", :func:`core.testbed.words.label_words`), never as the stored label.
 """
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 
 from core.testbed.questions import SOURCES
+from core.testbed.questions import question as _question
+from core.testbed.words import label_words
 
 __all__ = ["DIFFICULTY_NOTES", "GT_RULES", "READOUT_RULES", "SOURCE_ROLES", "TOPIC_FIELDS"]
 
+
+def _in_words(qid: str, text: str) -> str:
+    """``text`` with every answer label of ``qid`` that has an underscore in quoted words."""
+    labels = sorted((lab for lab in _question(qid).labels if "_" in lab), key=len, reverse=True)
+    if not labels:
+        return text
+    pattern = re.compile(r"(?<![\w])(" + "|".join(map(re.escape, labels)) + r")(?![\w])")
+    return pattern.sub(lambda m: f"“{label_words(qid, m.group(1))}”", text)
+
+
 #: Ground-truth rule of each question in words (spec §2.8).
-GT_RULES = MappingProxyType({
+_GT_RULES = {
     "A1": "Count the nights with latent sleep ≥ 7.0 h over the 30 days: ≥ 20 → 20_or_more, "
           "≥ 10 → 10_to_19, else fewer_than_10.",
     "A2": "Workdays are weekdays plus weekend days actually worked. Count workdays with more "
@@ -24,8 +39,9 @@ GT_RULES = MappingProxyType({
     "B2": "Latent exercise days per week (days ÷ 30/7) minus the profile's stated days per "
           "week: |δ| ≤ 1 → within_1_day, δ < −1 → more_than_1_below, else more_than_1_above.",
     "B3": "Weekend days worked (hours > 0) out of the 10 weekend days, against the profile's "
-          "after-hours style: strict_boundary matches iff ≤ 15 % were worked; flexible fails "
-          "to match only if no weekend day was worked; no style → no_approach_described.",
+          "after-hours style: a strict boundary matches only if at most 15 % were worked; a "
+          "flexible style fails to match only if no weekend day was worked; no style → "
+          "no_approach_described.",
     "C2": "Last 14 days: of the days the planner planned something social, the share that had "
           "an activity: > 50 % → above_50_pct, ≥ 25 % → 25_to_50_pct, else below_25_pct; no "
           "plan days → no_plans.",
@@ -59,11 +75,12 @@ GT_RULES = MappingProxyType({
     "Ctrl1": "Last 7 days: days with any meal not cooked at home (meals > home-cooked): ≤ 1 → "
              "0_to_1_days, ≤ 3 → 2_to_3_days, else 4_or_more.",
     "Ctrl2": "Last 7 days: nights under 6.0 h: 0 → 0_nights, ≤ 2 → 1_to_2, else 3_or_more.",
-})
+}
+GT_RULES = MappingProxyType({q: _in_words(q, t) for q, t in _GT_RULES.items()})
 
 _P, _L, _S, _O, _D = SOURCES
 #: One-line direct-readout rule μ*(s, q) of every informative cell (spec §2.9).
-READOUT_RULES = MappingProxyType({
+_READOUT_RULES = {
     ("A1", _S): "counts reported nights ≥ 7 h, GT thresholds",
     ("A1", _D): "share of available tracked nights ≥ 7 h, × 30, rounded",
     ("A1", _L): "counts days whose target sleep is ≥ 7 h",
@@ -135,7 +152,8 @@ READOUT_RULES = MappingProxyType({
     ("Ctrl2", _S): "last 7 reported nights under 6 h",
     ("Ctrl2", _D): "last 7 available tracked nights under 6 h",
     ("Ctrl2", _L): "last 7 target nights under 6 h",
-})
+}
+READOUT_RULES = MappingProxyType({k: _in_words(k[0], t) for k, t in _READOUT_RULES.items()})
 
 #: What each source records and how it distorts it (spec §2.3, §2.7).
 SOURCE_ROLES = MappingProxyType({
