@@ -650,6 +650,14 @@ def _fusion_cases() -> dict[str, Callable[[], list[go.Figure]]]:
 
 
 #: Public callables that build no figure of their own, and why they need no colour check.
+def _tour_cases() -> dict[str, Callable[[], list[go.Figure]]]:
+    """Every chart kind of the tour (the frame's own samples, tests/test_tour.py)."""
+    from core.figures.tour import stop_figure
+    from tests.test_tour import CHARTS
+
+    return {"tour.stop_figure": lambda: [stop_figure(c) for c in CHARTS.values()]}
+
+
 NOT_BUILDERS = {
     "calibration.rule_colors": "colour helper (test_colour_helpers_hand_out_palette_colours)",
     "style.method_color": "colour helper (test_colour_helpers_hand_out_palette_colours)",
@@ -670,7 +678,8 @@ NOT_BUILDERS = {
 }
 
 CASES = {**_calibration_cases(), **_evaluation_cases(), **_walkthrough_cases(),
-         **_overlay_cases(), **_records_cases(), **_prose_cases(), **_fusion_cases()}
+         **_overlay_cases(), **_records_cases(), **_prose_cases(), **_fusion_cases(),
+         **_tour_cases()}
 
 
 def _public_callables() -> set[str]:

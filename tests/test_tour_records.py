@@ -80,7 +80,7 @@ def test_the_module_defines_exactly_its_stops_in_the_tour_order():
     for s in mod.STOPS:
         assert s.story == "records" and s.story in STORIES
         assert s.page == "pages/9_Personal_records.py" and (ROOT / s.page).exists()
-        assert "seed document 002" in s.section and "§" in s.section
+        assert s.section.startswith("The personal-records study") and "§" in s.section
         assert all(getattr(s.teacher, f).strip() for f in ("ask", "wrong_answer", "follow_up"))
 
 

@@ -170,6 +170,7 @@ def _days(chart: Chart) -> go.Figure:
         fig.add_trace(go.Scatter(
             x=[days[j] for j in miss_x], y=[series[i] for i in miss_y], mode="markers",
             name="no record that day", marker={"symbol": "x-thin", "size": 10,
+                                               "color": LATENT_COLOR,
                                                "line": {"width": 2, "color": LATENT_COLOR}},
             hoverinfo="skip"))
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=list(reversed(series)))
