@@ -25,6 +25,7 @@ from core.testbed.config import TestbedConfig
 from core.testbed.generate import generate
 from core.testbed.questions import Q_INDEX, QIDS, QUESTIONS, SOURCE_LABELS, SOURCES
 from core.testbed.readout import readout
+from core.testbed.words import label_words
 from core.tour import ORDER, Chart, StopView, TourData, compute_stop
 from core.tour._pipeline_hints import (
     HARD,
@@ -35,7 +36,6 @@ from core.tour._pipeline_hints import (
 )
 from core.tour._pipeline_store import NEEDS_SPLITS
 from core.tour._pipeline_wording import PARAPHRASE_SEED, PER_CLASS, RATE, SEED
-from core.tour._pipeline_words import answer_words
 from core.tour.stops_pipeline import STOPS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,10 +111,10 @@ def test_every_word_a_student_reads_decodes(small, bare):
 
 def test_every_answer_label_reads_as_words():
     for q in QUESTIONS:
-        words = [answer_words(q.qid, lab) for lab in q.labels]
+        words = [label_words(q.qid, lab) for lab in q.labels]
         assert all("_" not in w for w in words) and len(set(words)) == len(words), q.qid
     with pytest.raises(ValueError, match="not an answer of D1"):
-        answer_words("D1", "20_or_more")
+        label_words("D1", "20_or_more")
 
 
 def test_without_a_store_the_store_stops_say_so_and_the_others_compute(bare):
@@ -161,20 +161,20 @@ def test_the_misread_atom_turns_dsnbfs_right_answer_wrong(small):
     rows = v.chart.data.set_index("who")
     misread = rows.loc[f"{SOURCE_LABELS[source]}, as the extractor misread it", "answer"]
     assert rows.loc[SOURCE_LABELS[source], "answer"] != misread
-    assert rows.loc["The truth", "answer"] == answer_words(qid, truth)
+    assert rows.loc["The truth", "answer"] == label_words(qid, truth)
     # the store's extracted atoms of that person, with only this one atom misread
     people = query_df(con, "SELECT seed, persona_id FROM personas ORDER BY row")
     row = int(np.flatnonzero((people["seed"] == int(seed)) & (people["persona_id"] == pid))[0])
     clean = load_atoms(con, kind="extracted")[row:row + 1].copy()
-    words = [answer_words(qid, lab) for lab in QUESTIONS[qi].labels]
+    words = [label_words(qid, lab) for lab in QUESTIONS[qi].labels]
     noisy = clean.copy()
     noisy[0, qi, si] = words.index(misread)
     assert words[clean[0, qi, si]] == rows.loc[SOURCE_LABELS[source], "answer"]
     fit = mixed_fit(con, methods=("majority_vote", "dsnbf"))
     model = next(r for r in fit.star if r.seed == int(seed)).models["dsnbf"]
-    assert words[model.predict(clean).answer[0, qi]] == answer_words(qid, truth)
+    assert words[model.predict(clean).answer[0, qi]] == label_words(qid, truth)
     after = words[model.predict(noisy).answer[0, qi]]
-    assert after != answer_words(qid, truth)
+    assert after != label_words(qid, truth)
     assert after == rows.loc["DSNBF, reading the extracted atoms", "answer"]
     # the evidence is the Extraction page's 2 × 2 on the same profile
     ev = dict(v.evidence)
@@ -223,7 +223,7 @@ def test_one_reworded_sentence_changes_the_atom_it_fed(bare, small):
     labels = QUESTIONS[qi].labels
     assert written[p, qi, si] == star[p, qi, si] >= 0  # read right as written
     assert got[p, qi, si] >= 0 and got[p, qi, si] != star[p, qi, si]  # another answer
-    assert f"“{answer_words(qid, labels[got[p, qi, si]])}” from the reworded" in ex["Atom"]
+    assert f"“{label_words(qid, labels[got[p, qi, si]])}” from the reworded" in ex["Atom"]
     ev = dict(v.evidence)
     assert _k_of_n(ev["Cells read equal to the records, prose as written"]) == (
         int((written == star).sum()), star.size)
@@ -279,8 +279,8 @@ def test_the_calibrated_threshold_buys_accuracy_and_withholds_right_answers(smal
     forced = cached.loc[cached["method"] == "dsnbf", "answer"].iloc[0]
     truth = QUESTIONS[Q_INDEX[qid]].labels[gt[row, Q_INDEX[qid]]]
     assert forced != truth
-    assert ex["What it would have answered"] == (f"“{answer_words(qid, forced)}”; the truth is "
-                                                 f"“{answer_words(qid, truth)}”")
+    assert ex["What it would have answered"] == (f"“{label_words(qid, forced)}”; the truth is "
+                                                 f"“{label_words(qid, truth)}”")
     # the chart: coverage falls as the threshold rises; the marker is the link's θ
     lines = v.chart.data
     cov = lines[lines["series"].str.startswith("coverage")].sort_values("x")["y"].to_numpy()
@@ -352,8 +352,8 @@ def test_the_release_path_scores_the_answers_and_picks_the_costliest_question():
     assert v.shows_failure and v.query["lb_q"] == "D1"
     ex = _pairs(v)
     assert "listed as s1," in ex["Person"]  # s1 before s2 by id
-    assert ex["Without hints"] == answer_words("D1", d1[0])
-    assert ex["With bias hints"] == answer_words("D1", d1[2])
+    assert ex["Without hints"] == label_words("D1", d1[0])
+    assert ex["With bias hints"] == label_words("D1", d1[2])
     ev = dict(v.evidence)
     assert ev["stated vs revealed people, with bias hints (Schema-aware prompt)"] == \
         "32 of 36 (88.9 %)"

@@ -1,5 +1,6 @@
-"""Helpers the memory stops' views share: words for numbers and answers, the example and
-link of a selected pair, the "no example" view, a source's row of the Walkthrough's day view.
+"""Helpers the memory stops' views share: words for numbers and answers, a rule's pick and
+how many pairs qualify, the view of the picked pair (its example and link) or the "no example"
+view, a source's row of the Walkthrough's day view.
 
 Source: seed 000 §8.6 (the walked-through example: a person and a question), §8.7 (the
 selection protocol's pool is the test split). Used by :mod:`._memory_views` and
@@ -17,10 +18,10 @@ from core.testbed.questions import QIDS, QUESTIONS
 
 from ._memory_data import MemoryPool, memory_pool, walkthrough_link
 from ._memory_words import answer_words, batch_words, person_words
-from .model import StopView, TourData
+from .model import Chart, StopView, TourData
 
-__all__ = ["NOT_SHOWN", "example", "link", "no_example", "num", "of", "pool_or_note", "quote",
-           "resolvers_on", "series"]
+__all__ = ["NOT_SHOWN", "example", "link", "no_example", "num", "of", "pair_view", "pool_or_note",
+           "qualifying", "quote", "resolvers_on", "series", "top_pair"]
 
 #: The note of a view whose picked example fails its own check (the data or a rule changed).
 NOT_SHOWN = ("The example this rule picks no longer shows the failure when checked against "
@@ -62,6 +63,28 @@ def no_example(key: str, note: str, settings=(), evidence=()) -> StopView:
     """The view of a stop that found no example, saying why in ``note``."""
     return StopView(key, (), tuple(settings), None, "", "", (), tuple(evidence), False,
                     note=note)
+
+
+def pair_view(key: str, pool: MemoryPool, i: int, qid: str, settings, chart: Chart, answer: str,
+              reason: str, evidence, check: bool) -> StopView:
+    """The view of the pair a rule picked (person ``i``, question ``qid``): its
+    :func:`example` and :func:`link`, and :data:`NOT_SHOWN` as the note when ``check`` fails."""
+    return StopView(key, example(pool, i, qid), settings, chart, answer, reason,
+                    link(pool, i, qid), evidence, check, note="" if check else NOT_SHOWN)
+
+
+def top_pair(ranked: pd.DataFrame) -> tuple[pd.Series, int, int, str] | None:
+    """A rule's pick (:mod:`._memory_rules`: qualifying rows first): the top row with its
+    person index, question order and question id; None when no pair qualifies."""
+    if not ranked["qualifies"].any():
+        return None
+    top = ranked.iloc[0]
+    return top, int(top["row"]), int(top["q_order"]), str(top["question_id"])
+
+
+def qualifying(ranked: pd.DataFrame) -> tuple[str, str]:
+    """An evidence pair: how many of the pairs a rule ranked qualify."""
+    return ("Pairs that qualify", of(int(ranked["qualifies"].sum()), len(ranked)))
 
 
 def pool_or_note(key: str, data: TourData):

@@ -25,16 +25,16 @@ from core.testbed.vocab import DAY_INDEX, N_DAYS
 
 from . import _memory_rules as rules
 from ._memory_common import (
-    NOT_SHOWN,
-    example,
-    link,
     no_example,
     num,
     of,
+    pair_view,
     pool_or_note,
+    qualifying,
     quote,
     resolvers_on,
     series,
+    top_pair,
 )
 from ._memory_data import UNITS, daily_habit, pool_testbed, store_settings
 from ._memory_words import source_label
@@ -92,17 +92,16 @@ def stale_profile_view(data: TourData) -> StopView:
         m = diff == kind
         return of(int(wrong[m].sum()), int((prof[m] >= 0).sum()))
 
-    n_hit = int(ranked["qualifies"].sum())
     overall = (("Profile wrong on these questions, people whose habits change",
                 rate("temporal_shift")),
                ("Profile wrong on these questions, people with stable habits", rate("stable")),
-               ("Pairs that qualify", of(n_hit, len(ranked))))
-    if not n_hit:
+               qualifying(ranked))
+    picked = top_pair(ranked)
+    if picked is None:
         note = ("No temporal-shift person in this store's test people has a wrong "
                 "profile answer that states the habit before the change.")
         return no_example(key, note, settings, overall)
-    top = ranked.iloc[0]
-    i, j, qid = int(top["row"]), int(top["q_order"]), str(top["question_id"])
+    top, i, j, qid = picked
     views = day_views(tb, qid=qid, row=i)
     latent, stated = series(views.frame, "latent"), series(views.frame, "profile_ltm")[0]
     shift, anchor = int(top["shift_day"]), int(views.anchor_end)
@@ -139,8 +138,7 @@ def stale_profile_view(data: TourData) -> StopView:
                 (f"{unit}: the profile's average", num(stated)),
                 ("Days the question looks at after the change", of(after_days, window)),
                 resolvers_on(pool, i, j), *overall)
-    return StopView(key, example(pool, i, qid), settings, chart, answer, reason,
-                    link(pool, i, qid), evidence, check, note="" if check else NOT_SHOWN)
+    return pair_view(key, pool, i, qid, settings, chart, answer, reason, evidence, check)
 
 
 # ---------------------------------------------------------------- 3 stated vs revealed
@@ -169,20 +167,20 @@ def stated_vs_revealed_view(data: TourData) -> StopView:
         sub = pool.atoms[m][:, biased, _SLF]
         return int((steps[m][:, biased] > 0).sum()), int((sub >= 0).sum())
 
-    n_hit = int(ranked["qualifies"].sum())
     svr, stable = rate("stated_vs_revealed"), rate("stable")
     overall = (("Self-report off in its lean's direction, stated-vs-revealed people",
                 of(*svr)),
                ("Self-report off in its lean's direction, people with stable habits",
                 of(*stable)),
-               ("Pairs that qualify", of(n_hit, len(ranked))))
-    if not n_hit:
+               qualifying(ranked))
+    picked = top_pair(ranked)
+    if picked is None:
         note = ("No stated-vs-revealed person in this store's test people has a "
                 "self-report shifted by its bias while a log, comparable day by day, "
                 "is right.")
         return no_example(key, note, settings, overall)
-    top = ranked.iloc[0]
-    i, j, qid, log = int(top["row"]), int(top["q_order"]), str(top["question_id"]), int(top["log"])
+    top, i, j, qid = picked
+    log = int(top["log"])
     views = day_views(tb, qid=qid, row=i)
     latent = series(views.frame, "latent")
     said = series(views.frame, "daily_self_report")
@@ -225,8 +223,7 @@ def stated_vs_revealed_view(data: TourData) -> StopView:
                 (f"{unit}: average in the {log_name.lower()}", num(m_log)),
                 (f"{unit}: average that happened", num(m_true)),
                 resolvers_on(pool, i, j), *overall)
-    return StopView(key, example(pool, i, qid), settings, chart, answer, reason,
-                    link(pool, i, qid), evidence, check, note="" if check else NOT_SHOWN)
+    return pair_view(key, pool, i, qid, settings, chart, answer, reason, evidence, check)
 
 
 # ---------------------------------------------------------------- 4 planner optimism
@@ -245,17 +242,16 @@ def planner_optimism_view(data: TourData) -> StopView:
                                     rosier={q: d for q, (_, d) in PLAN_QUESTIONS.items()})
     cols = [QIDS.index(q) for q in PLAN_QUESTIONS]
     signed = rules.bias_steps(pool.atoms[..., _PLA], pool.gt, _PLA)[:, cols]
-    n_hit = int(ranked["qualifies"].sum())
     overall = (("Planner wrong on the optimistic side, these questions",
                 of(int((signed > 0).sum()), len(ranked))),
                ("Planner wrong on the other side, these questions",
                 of(int((signed < 0).sum()), len(ranked))))
-    if not n_hit:
+    picked = top_pair(ranked)
+    if picked is None:
         note = ("No test pair in this store has the planner's answer shifted in "
                 "its optimism direction.")
         return no_example(key, note, settings, overall)
-    top = ranked.iloc[0]
-    i, j, qid = int(top["row"]), int(top["q_order"]), str(top["question_id"])
+    top, i, j, qid = picked
     metric, side = PLAN_QUESTIONS[qid]
     views = day_views(tb, qid=qid, row=i)
     latent, plan = series(views.frame, "latent"), series(views.frame, "planner")
@@ -285,5 +281,4 @@ def planner_optimism_view(data: TourData) -> StopView:
                 (f"{unit}: average planned", num(plan.mean())),
                 (f"{unit}: average that happened", num(latent.mean())),
                 resolvers_on(pool, i, j), *overall)
-    return StopView(key, example(pool, i, qid), settings, chart, answer, reason,
-                    link(pool, i, qid), evidence, check, note="" if check else NOT_SHOWN)
+    return pair_view(key, pool, i, qid, settings, chart, answer, reason, evidence, check)

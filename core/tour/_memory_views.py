@@ -21,15 +21,15 @@ from core.testbed.vocab import DAY_INDEX, N_DAYS
 
 from . import _memory_rules as rules
 from ._memory_common import (
-    NOT_SHOWN,
-    example,
-    link,
     no_example,
     of,
+    pair_view,
     pool_or_note,
+    qualifying,
     quote,
     resolvers_on,
     series,
+    top_pair,
 )
 from ._memory_data import no_dropout, pool_testbed, store_settings
 from ._memory_words import METHOD_WORDS, SOURCE_NOUNS, answer_words, source_label
@@ -74,12 +74,12 @@ def biased_majority_view(data: TourData) -> StopView:
                 of(int((ssb == pool.gt).sum()), n_pairs)),
                ("Pairs where majority vote is wrong and the best single source right",
                 of(n_hit, n_pairs)))
-    if not n_hit:
+    picked = top_pair(ranked)
+    if picked is None:
         note = ("No test pair in this store has majority vote wrong, by a real "
                 "majority, while the best single source is right.")
         return no_example(key, note, settings, overall)
-    top = ranked.iloc[0]
-    i, j, qid = int(top["row"]), int(top["q_order"]), str(top["question_id"])
+    top, i, j, qid = picked
     gt, atoms, trusted = int(pool.gt[i, j]), pool.atoms[i, j], int(top["trusted"])
     status = {True: "right", False: "wrong"}
     rows = []
@@ -127,8 +127,7 @@ def biased_majority_view(data: TourData) -> StopView:
                                  f"source {status[int(ssb[i, j]) == gt]}, DSNBF "
                                  f"{status[learned['dsnbf']]}, NBF {status[learned['nbf']]}"),
                 *overall)
-    return StopView(key, example(pool, i, qid), settings, chart, answer, reason,
-                    link(pool, i, qid), evidence, check, note="" if check else NOT_SHOWN)
+    return pair_view(key, pool, i, qid, settings, chart, answer, reason, evidence, check)
 
 
 # ---------------------------------------------------------------- 5 device dropout
@@ -160,18 +159,17 @@ def device_dropout_view(data: TourData) -> StopView:
     dev, gt = pool.atoms[:, cols, _DEV], pool.gt[:, cols]
     stays = full.gt[:, cols] == gt
     wrong, fixed = (dev >= 0) & (dev != gt), full.device[:, cols] == gt
-    n_hit = int(ranked["qualifies"].sum())
     overall = (("Device wrong on exercise questions", of(int(wrong.sum()),
                                                           int((dev >= 0).sum()))),
                ("…of which right once every day is recorded (truth unchanged)",
                 of(int((wrong & fixed & stays).sum()), int(wrong.sum()))),
-               ("Pairs that qualify", of(n_hit, len(ranked))))
-    if not n_hit:
+               qualifying(ranked))
+    picked = top_pair(ranked)
+    if picked is None:
         note = ("No test pair in this store has the device's exercise answer wrong "
                 "only because of days it lost on which the person exercised.")
         return no_example(key, note, settings, overall)
-    top = ranked.iloc[0]
-    i, j, qid = int(top["row"]), int(top["q_order"]), str(top["question_id"])
+    top, i, j, qid = picked
     views = day_views(tb, qid=qid, row=i)
     latent, device = series(views.frame, "latent"), series(views.frame, "device_log")
     lost = np.isnan(device)
@@ -214,5 +212,4 @@ def device_dropout_view(data: TourData) -> StopView:
                 ("Sources giving the true answer", (", ".join(right) if right else "none")),
                 resolvers_on(pool, i, j),
                 *overall)
-    return StopView(key, example(pool, i, qid), settings, chart, answer, reason,
-                    link(pool, i, qid), evidence, check, note="" if check else NOT_SHOWN)
+    return pair_view(key, pool, i, qid, settings, chart, answer, reason, evidence, check)

@@ -33,8 +33,9 @@ from ..evaluation.paper import PAPER_EXTRACTION
 from ..prose.mixed_view import MixedFit, mixed_fit
 from ..prose.noise import NoiseProfile, apply_noise
 from ..testbed.questions import QIDS, QUESTIONS, SOURCE_LABELS, SOURCES
+from ..testbed.words import label_words
 from ._pipeline_store import NEEDS_SPLITS, missing_splits
-from ._pipeline_words import SOURCE_WORDS, answer_words, count, person_words, question_words
+from ._pipeline_words import SOURCE_WORDS, count, person_words, question_words
 from .model import Chart, StopView, TourData
 
 __all__ = ["KEY", "MixedAnswers", "extraction_view", "mixed_answers"]
@@ -165,7 +166,7 @@ def _chart(m: MixedAnswers, row: int, qi: int, si: int) -> Chart:
             rows.append((f"{name}, reading {words}", "resolver",
                          int(m.answers[(arm, inp)][row, qi]), f"{name} on {words}"))
     rows.append(("The truth", "truth", gt, "worked out from the simulated days"))
-    data = pd.DataFrame([{"who": who, "role": role, "answer": answer_words(qid, _label(qi, c)),
+    data = pd.DataFrame([{"who": who, "role": role, "answer": label_words(qid, _label(qi, c)),
                           "status": "right" if role == "truth" else _status(qi, c, gt),
                           "text": text} for who, role, c, text in rows])
     return Chart("answers", data,
@@ -240,10 +241,10 @@ def extraction_view(data: TourData) -> StopView:
     top = cand.iloc[0]
     row, qi, si = int(top["row"]), int(top["q"]), int(top["s"])
     qid, source, gt = QIDS[qi], SOURCES[si], int(m.gt[row, qi])
-    said = answer_words(qid, _label(qi, int(m.star[row, qi, si])))
-    read = answer_words(qid, _label(qi, int(m.noisy[row, qi, si])))
-    hat = answer_words(qid, _label(qi, int(m.answers[("a", "noisy")][row, qi])))
-    truth = answer_words(qid, _label(qi, gt))
+    said = label_words(qid, _label(qi, int(m.star[row, qi, si])))
+    read = label_words(qid, _label(qi, int(m.noisy[row, qi, si])))
+    hat = label_words(qid, _label(qi, int(m.answers[("a", "noisy")][row, qi])))
+    truth = label_words(qid, _label(qi, gt))
     mv_wrong = bool(top["mv_wrong"])
     example = (
         ("Person", person_words(top["persona_id"], top["seed"], name=m.name[row],

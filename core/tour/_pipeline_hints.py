@@ -36,16 +36,11 @@ import pandas as pd
 from ..evaluation.cached import load_llm_answers
 from ..evaluation.llm_rows import MODEL_LABELS
 from ..evaluation.paper import PAPER_LLM_FORCED
+from ..evaluation.walkthrough.persona import DIFFICULTY_LABELS
 from ..store import query_df
 from ..testbed.questions import Q_INDEX, QIDS, QUESTIONS, SOURCE_LABELS
-from ._pipeline_words import (
-    DIFFICULTY_WORDS,
-    answer_words,
-    count,
-    person_words,
-    question_words,
-    share,
-)
+from ..testbed.words import label_words
+from ._pipeline_words import count, person_words, question_words, share
 from .model import Chart, StopView, TourData
 
 __all__ = ["HARD", "KEY", "PAPER_SVR", "PAPER_SVR_DSNBF", "VARIANTS", "hints_view",
@@ -195,12 +190,12 @@ def release_view(model: str, grid: pd.DataFrame, n_models: int = 1) -> StopView:
     name = MODEL_LABELS.get(model, model)
     acc = {}
     rows = []
-    for diff in [d for d in DIFFICULTY_WORDS if d in set(grid["difficulty"])]:
+    for diff in [d for d in DIFFICULTY_LABELS if d in set(grid["difficulty"])]:
         part = grid[grid["difficulty"] == diff]
         for v in VARIANTS:
             k, n = int(part[f"right_{v}"].sum()), len(part)
             acc[(diff, v)] = (k, n)
-            rows.append({"group": DIFFICULTY_WORDS[diff], "series": _PROMPT_WORDS[v],
+            rows.append({"group": DIFFICULTY_LABELS[diff], "series": _PROMPT_WORDS[v],
                          "value": 100 * k / n, "text": f"{k:,} of {n:,} answers"})
     hard = grid[grid["difficulty"] == HARD]
     lost = (hard["right_direct"] & ~hard["right_schema-aware"]).groupby(hard["q"]).sum() - (
@@ -216,8 +211,8 @@ def release_view(model: str, grid: pd.DataFrame, n_models: int = 1) -> StopView:
     settings = (("Answers", f"the frozen answers of {name} imported with the authors' release, "
                             f"both prompts, scored against this store's truth"),)
     evidence = tuple(
-        (f"{DIFFICULTY_WORDS[d]} people, {_PROMPT_WORDS[v]}", count(*acc[(d, v)]))
-        for d in DIFFICULTY_WORDS for v in VARIANTS if (d, v) in acc) + (
+        (f"{DIFFICULTY_LABELS[d]} people, {_PROMPT_WORDS[v]}", count(*acc[(d, v)]))
+        for d in DIFFICULTY_LABELS for v in VARIANTS if (d, v) in acc) + (
         ("Stated-vs-revealed answers right without hints and wrong with them",
          count(len(flips), n)),)
     note = "" if n_models == 1 else f"{n_models} models qualify; the first in the paper's order."
@@ -235,13 +230,13 @@ def release_view(model: str, grid: pd.DataFrame, n_models: int = 1) -> StopView:
         a = top[v]
         if not isinstance(a, str):
             return "no answer"
-        return answer_words(qid, a) if a in QUESTIONS[Q_INDEX[qid]].labels else a
+        return label_words(qid, a) if a in QUESTIONS[Q_INDEX[qid]].labels else a
 
     example = (
         ("Person", person_words(top["persona_id"], top["seed"], difficulty=HARD)),
         ("Question", question_words(qid)),
         ("Without hints", said("direct")), ("With bias hints", said("schema-aware")),
-        ("The truth", answer_words(qid, top["truth"])))
+        ("The truth", label_words(qid, top["truth"])))
     answer = (f"Worse: on stated-vs-revealed people {name} is right on "
               f"{share(100 * kd / n)} of answers without hints and {share(100 * ks / n)} with "
               f"them; here the hints turn “{said('direct')}” into “{said('schema-aware')}”.")

@@ -30,8 +30,9 @@ from ..evaluation.selective_view import threshold_choice
 from ..resolvers.nbf import margin
 from ..resolvers.registry import method_short
 from ..testbed.questions import QIDS, QUESTIONS
+from ..testbed.words import label_words
 from ._pipeline_store import NEEDS_SPLITS, missing_splits
-from ._pipeline_words import answer_words, count, person_words, question_words, share
+from ._pipeline_words import count, person_words, question_words, share
 from .model import Chart, StopView, TourData
 
 __all__ = ["KEY", "METHOD", "refit_runs", "selective_view_of"]
@@ -139,9 +140,9 @@ def selective_view_of(runs: Sequence[SeedRun]) -> StopView:
         ("Person", person_words(top["persona_id"], top["seed"], name=top["name"],
                                 difficulty=top["difficulty"])),
         ("A question it holds back", question_words(qid)),
-        ("What it would have answered", f"“{answer_words(qid, labels[int(top['answer'])])}”; "
+        ("What it would have answered", f"“{label_words(qid, labels[int(top['answer'])])}”; "
                                         f"the truth is "
-                                        f"“{answer_words(qid, labels[int(top['gt'])])}”"))
+                                        f"“{label_words(qid, labels[int(top['gt'])])}”"))
     most = "right" if held_right > held_wrong else "wrong"
     answer = (f"{'No' if most == 'right' else 'Yes'}: of the {n - answered:,} answers it "
               f"holds back, {held_right:,} would have been right and {held_wrong:,} wrong; "

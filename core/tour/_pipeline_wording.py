@@ -36,8 +36,9 @@ from ..testbed.config import TestbedConfig
 from ..testbed.generate import generate
 from ..testbed.questions import QIDS, QUESTIONS, SOURCE_LABELS, SOURCES
 from ..testbed.readout import readout
+from ..testbed.words import label_words
 from ._pipeline_extraction import SOURCE_TOKENS
-from ._pipeline_words import SOURCE_WORDS, answer_words, count, person_words, question_words
+from ._pipeline_words import SOURCE_WORDS, count, person_words, question_words
 from .model import Chart, StopView, TourData
 
 __all__ = ["KEY", "PARAPHRASE_SEED", "PER_CLASS", "RATE", "SEED", "Wording", "select_cell",
@@ -228,9 +229,9 @@ def wording_view(data: TourData) -> StopView:
     p, qi, si = int(top["p"]), int(top["q"]), int(top["s"])
     qid, source = QIDS[qi], SOURCES[si]
     labels = QUESTIONS[qi].labels
-    right = answer_words(qid, labels[int(w.star[p, qi, si])])
+    right = label_words(qid, labels[int(w.star[p, qi, si])])
     code = int(w.reworded_atoms.atoms[p, qi, si])
-    got = answer_words(qid, labels[code]) if code >= 0 else "no answer"
+    got = label_words(qid, labels[code]) if code >= 0 else "no answer"
     before, after = _sentences(w, p, qid, source)
     days = int(top["unread_days"])
     example = (

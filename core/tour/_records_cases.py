@@ -15,7 +15,10 @@ deterministic.
 from __future__ import annotations
 
 import datetime as _dt
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from core.records.disclosure import CONDITIONS, InfoItem, reference_decisions
 from core.records.engine import covering, resolve
@@ -25,6 +28,36 @@ from core.records.world import Contact, Fact, World
 
 __all__ = ["DisclosureCase", "ExpiryCase", "NameCase", "RecencyCase", "disclosure_case",
            "expiry_case", "first_listed", "name_case", "recency_case"]
+
+_F = TypeVar("_F", bound=Callable)
+
+#: The Parameters and Returns sections every ``*_case`` rule over the world shares
+#: (:func:`_rule` appends them to the rule's docstring, naming its case).
+_RULE_DOC = """
+Parameters
+----------
+world : World
+    The records world (seed 002 §4.1).
+items : sequence of Item
+    Its items, built by :func:`core.records.items.build_items` (§6).
+today : date
+    The run date: only records captured by then are seen.
+
+Returns
+-------
+{case} or None
+    None when no item qualifies.
+"""
+
+
+def _rule(case: type) -> Callable[[_F], _F]:
+    """Decorate a ``*_case(world, items, *, today)`` rule: its docstring gains the shared
+    numpydoc sections (:data:`_RULE_DOC`), its Returns naming ``case``."""
+    def document(rule: _F) -> _F:
+        rule.__doc__ = (inspect.cleandoc(rule.__doc__ or "") + "\n"
+                        + _RULE_DOC.format(case=case.__name__))
+        return rule
+    return document
 
 
 @dataclass(frozen=True)
@@ -56,6 +89,7 @@ def _tier(world: World, fact: Fact) -> int:
     return world.source(fact.source).tier or 99
 
 
+@_rule(RecencyCase)
 def recency_case(world: World, items, *, today: _dt.date) -> RecencyCase | None:
     """The conflict item that shows naive recency against CP-01 most clearly.
 
@@ -63,20 +97,6 @@ def recency_case(world: World, items, *, today: _dt.date) -> RecencyCase | None:
     records holding on the as-of date disagree and whose most recently captured record
     comes from a less trusted source tier than the record CP-01 keeps; rank by the tier gap
     (largest first), then by item order.
-
-    Parameters
-    ----------
-    world : World
-        The records world (seed 002 §4.1).
-    items : sequence of Item
-        Its items, built by :func:`core.records.items.build_items` (§6).
-    today : date
-        The run date: only records captured by then are seen.
-
-    Returns
-    -------
-    RecencyCase or None
-        None when no item qualifies.
     """
     known = world.known_on(today)
     conf = [i for i in items if i.family == "CONF" and i.query.get("op") == "value"]
@@ -131,6 +151,7 @@ def _asserts(response: dict, fact: Fact) -> bool:
             and response["stale"] is not True)
 
 
+@_rule(ExpiryCase)
 def expiry_case(world: World, items, *, today: _dt.date) -> ExpiryCase | None:
     """The expired record asserted as current most clearly.
 
@@ -138,20 +159,6 @@ def expiry_case(world: World, items, *, today: _dt.date) -> ExpiryCase | None:
     ended before the as-of date and that the profile summary's reader (arm B, §4.4) answers
     with that record's value without flagging it; rank by how long before the as-of date
     the record ended (longest first), then by item order.
-
-    Parameters
-    ----------
-    world : World
-        The records world (seed 002 §4.1).
-    items : sequence of Item
-        Its items, built by :func:`core.records.items.build_items` (§6).
-    today : date
-        The run date: only records captured by then are seen.
-
-    Returns
-    -------
-    ExpiryCase or None
-        None when no item qualifies.
     """
     stale = [i for i in items if i.family == "STALE" and i.record_ids]
     records = tuple((i, world.fact(i.record_ids[0])) for i in stale)
@@ -215,6 +222,7 @@ def _ent_target(world: World, item: Item) -> tuple[Contact, str] | None:
     return (world.contact(contacts[-1]), item.query["field"]) if contacts else None
 
 
+@_rule(NameCase)
 def name_case(world: World, items, *, today: _dt.date) -> NameCase | None:
     """The which-Alex item that shows a first name resolved to the wrong person.
 
@@ -223,20 +231,6 @@ def name_case(world: World, items, *, today: _dt.date) -> NameCase | None:
     name), keep those where looking the first name up in the contact list (the first
     contact with that first name) gives a different person from the one the journey
     record links to; take the first in item order.
-
-    Parameters
-    ----------
-    world : World
-        The records world (seed 002 §4.1).
-    items : sequence of Item
-        Its items, built by :func:`core.records.items.build_items` (§6).
-    today : date
-        The run date: only records captured by then are seen.
-
-    Returns
-    -------
-    NameCase or None
-        None when no item qualifies.
     """
     known = world.known_on(today)
     ent = [i for i in items if i.family == "ENT" and i.reference is not None]

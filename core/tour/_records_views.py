@@ -20,7 +20,7 @@ import pandas as pd
 
 from core.records.checks import check_world
 from core.records.disclosure import CONDITIONS, load_disclosure
-from core.records.items import FAMILIES, build_items
+from core.records.items import FAMILIES, Item, build_items
 from core.records.render import ARM_NAMES, ARMS
 from core.records.views import FAMILY_NAMES, change_dates
 from core.records.world import RUN_DATE, World, load_world
@@ -138,38 +138,68 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
+def _case(data: TourData, rule):
+    """The world, its items and ``rule(world, items, today=RUN_DATE)``: a stop's case
+    (:mod:`._records_cases`), or None."""
+    world, items = _world(data), _items(data)
+    return world, items, rule(world, items, today=RUN_DATE)
+
+
+def _status(value: str, item: Item) -> str:
+    """An "answers" chart status: whether ``value`` is the item's reference answer."""
+    return "right" if value == item.reference else "wrong"
+
+
+def _reference_row(item: Item) -> dict[str, str]:
+    """The "answers" chart's bottom row: the item's reference answer."""
+    return {"who": "Reference answer", "role": "truth", "answer": item.reference,
+            "status": "right", "text": "computed by the ground-truth engine (§6)"}
+
+
+def _item_example(world: World, item: Item, *pairs: tuple[str, str]) -> tuple:
+    """An item's example: the person and the question, ``pairs``, then where the full page
+    lists the item."""
+    return (("Person", world.subject), ("Question", item.question), *pairs,
+            ("On the full page", f"{FAMILY_NAMES[item.family]}, item {item.item_id}"))
+
+
+def _as_of(item: Item) -> tuple[str, str]:
+    """The setting that names the item's as-of date (the run date)."""
+    return ("As-of date", f"{item.as_of.isoformat()} (the run date)")
+
+
+def _item_link(world: World, items, item: Item, **params: str) -> tuple[tuple[str, str], ...]:
+    """:func:`page_link` to ``item`` on its as-of date, in its family, with ``params``."""
+    return page_link(world, items, pr_asof=item.as_of.isoformat(), pr_family=item.family,
+                     pr_item=item.item_id, **params)
+
+
 # --------------------------------------------------------------------------- naive recency
 
 def naive_recency(data: TourData) -> StopView:
     """The view of the stop ``naive-recency`` (see :mod:`.stops_records`)."""
-    world, items = _world(data), _items(data)
-    case = recency_case(world, items, today=RUN_DATE)
+    world, items, case = _case(data, recency_case)
     if case is None:
         return _nothing("naive-recency", "No conflict on the run date has its newest record "
                         "from a less trusted source than the record the conflict policy keeps.")
     it, cp, rec = case.item, case.policy, case.recency
     src = world.source
     label = world.label(it.query["attribute"])
-
-    def status(value: str) -> str:
-        return "right" if value == it.reference else "wrong"
-
     rows = [{"who": _source_name(world, f.source), "role": "source", "answer": f.value,
-             "status": status(f.value),
+             "status": _status(f.value, it),
              "text": f"{_kind(world, f.source)}, source tier {src(f.source).tier}, captured "
                      f"{_day(src(f.source).captured)}; holds from {_day(f.valid_from)}"
                      + (f" to {_day(f.valid_to)}" if f.valid_to else ", still open")}
             for f in case.facts]
     rows += [{"who": "Naive recency: the newest capture wins", "role": "resolver",
-              "answer": rec.value, "status": status(rec.value),
+              "answer": rec.value, "status": _status(rec.value, it),
               "text": f"takes the {_kind(world, rec.source)}, captured "
                       f"{_day(src(rec.source).captured)}"},
              {"who": "Conflict policy CP-01: the most trusted source wins", "role": "resolver",
-              "answer": cp.value, "status": status(cp.value),
+              "answer": cp.value, "status": _status(cp.value, it),
               "text": f"takes the {_kind(world, cp.source)} (source tier "
                       f"{src(cp.source).tier})"},
-             {"who": "Reference answer", "role": "truth", "answer": it.reference,
-              "status": "right", "text": "computed by the ground-truth engine (§6)"}]
+             _reference_row(it)]
     chart = Chart("answers", pd.DataFrame(rows),
                   title=f"The records of Mara's {label} that hold on {_day(it.as_of)}, and "
                         "what each rule gives",
@@ -178,13 +208,12 @@ def naive_recency(data: TourData) -> StopView:
     rt, ct = src(rec.source).tier, src(cp.source).tier
     return StopView(
         "naive-recency",
-        example=(("Person", world.subject), ("Question", it.question),
-                 ("As of", _day(it.as_of)),
-                 ("Records that disagree", "; ".join(
-                     f"{f.value} ({_kind(world, f.source)}, source tier {src(f.source).tier})"
-                     for f in case.facts)),
-                 ("On the full page", f"{FAMILY_NAMES[it.family]}, item {it.item_id}")),
-        settings=(("As-of date", f"{it.as_of.isoformat()} (the run date)"),
+        example=_item_example(
+            world, it, ("As of", _day(it.as_of)),
+            ("Records that disagree", "; ".join(
+                f"{f.value} ({_kind(world, f.source)}, source tier {src(f.source).tier})"
+                for f in case.facts))),
+        settings=(_as_of(it),
                   ("Rules compared", "naive recency and the conflict policy CP-01"),
                   ("Records seen", "those captured by the run date")),
         chart=chart,
@@ -197,9 +226,7 @@ def naive_recency(data: TourData) -> StopView:
                 f"policy looks at the source first, and a {_kind(world, cp.source)} (tier "
                 f"{ct}) beats a {_kind(world, rec.source)} (tier {rt}). In the chart only the "
                 "rule that reads the tier lines up with the reference answer."),
-        link=page_link(world, items, pr_asof=it.as_of.isoformat(),
-                       pr_policy=POLICY_TOKENS["naive recency"], pr_family=it.family,
-                       pr_item=it.item_id),
+        link=_item_link(world, items, it, pr_policy=POLICY_TOKENS["naive recency"]),
         evidence=(("Source tier of the newest record (naive recency's pick)", str(rt)),
                   ("Source tier of the conflict policy's pick", str(ct)),
                   ("Naive recency gives the reference answer", _yes(rec.value == it.reference)),
@@ -214,8 +241,7 @@ def naive_recency(data: TourData) -> StopView:
 
 def expired_record(data: TourData) -> StopView:
     """The view of the stop ``expired-record`` (see :mod:`.stops_records`)."""
-    world, items = _world(data), _items(data)
-    case = expiry_case(world, items, today=RUN_DATE)
+    world, items, case = _case(data, expiry_case)
     if case is None:
         return _nothing("expired-record", "No expiry question asks about a record that ended "
                         "before the run date and that the profile summary states as current.")
@@ -257,12 +283,11 @@ def expired_record(data: TourData) -> StopView:
     n_valid = len(case.records) - n_expired
     return StopView(
         "expired-record",
-        example=(("Person", world.subject), ("Question", it.question),
-                 ("Record", f"{label} {fact.value}, holds from {_day(fact.valid_from)} to "
-                            f"{_day(fact.valid_to)}"),
-                 ("Source", _source_name(world, fact.source)),
-                 ("On the full page", f"{FAMILY_NAMES[it.family]}, item {it.item_id}")),
-        settings=(("As-of date", f"{as_of.isoformat()} (the run date)"),
+        example=_item_example(
+            world, it, ("Record", f"{label} {fact.value}, holds from {_day(fact.valid_from)} "
+                                  f"to {_day(fact.valid_to)}"),
+            ("Source", _source_name(world, fact.source))),
+        settings=(_as_of(it),
                   ("Summary", f"arm B, {ARM_NAMES['B']}: current values only, no dates"),
                   ("Compared with", f"arm D, the {ARM_NAMES['D']}: every record with its "
                                     "validity interval")),
@@ -275,8 +300,7 @@ def expired_record(data: TourData) -> StopView:
                 f"{label} bar stops before the dashed line, while the profile's version "
                 "runs across it; the full records, which keep the end date, flag it as "
                 "expired."),
-        link=page_link(world, items, pr_asof=as_of.isoformat(), pr_arm="B",
-                       pr_family=it.family, pr_item=it.item_id),
+        link=_item_link(world, items, it, pr_arm="B"),
         evidence=(("Days the record had ended before the as-of date", str(case.days)),
                   ("Expiry questions whose record has ended",
                    f"{n_expired} of {len(case.records)}"),
@@ -293,32 +317,26 @@ def expired_record(data: TourData) -> StopView:
 
 def same_name(data: TourData) -> StopView:
     """The view of the stop ``same-name`` (see :mod:`.stops_records`)."""
-    world, items = _world(data), _items(data)
-    case = name_case(world, items, today=RUN_DATE)
+    world, items, case = _case(data, name_case)
     if case is None:
         return _nothing("same-name", "No which-Alex question reached through a journey is "
                         "answered with a different person by a lookup on the first name.")
     it, right, wrong = case.item, case.right, case.looked_up
     first = world.shared_first_name
     journey = world.journey(it.query["journey"]) if it.query.get("op") == "companion" else None
-
-    def status(value: str) -> str:
-        return "right" if value == it.reference else "wrong"
-
     rows = [{"who": f"Contact: {c.relation}, {c.city}", "role": "source",
              "answer": getattr(c, case.field),
              "status": "right" if c.id == right.id else "ignored",
              "text": f"{c.name}, position {k} among the contacts called {first}"}
             for k, c in enumerate(case.namesakes, start=1)]
     rows += [{"who": f"Looking up the first name {first}", "role": "resolver",
-              "answer": case.lookup_answer, "status": status(case.lookup_answer),
+              "answer": case.lookup_answer, "status": _status(case.lookup_answer, it),
               "text": f"the first contact called {first} in the contact list"},
              {"who": "Following the journey record to its contact", "role": "resolver",
               "answer": getattr(right, case.field),
-              "status": status(getattr(right, case.field)),
+              "status": _status(getattr(right, case.field), it),
               "text": "the journey names who came along by the contact record itself"},
-             {"who": "Reference answer", "role": "truth", "answer": it.reference,
-              "status": "right", "text": "computed by the ground-truth engine (§6)"}]
+             _reference_row(it)]
     trip = (f"the journey from {journey.origin} to {journey.destination}, "
             f"{_day(journey.depart)}" if journey else "the question's record")
     chart = Chart("answers", pd.DataFrame(rows),
@@ -328,12 +346,11 @@ def same_name(data: TourData) -> StopView:
                           "gives.")
     return StopView(
         "same-name",
-        example=(("Person", world.subject), ("Question", it.question),
-                 ("Journey", _cap(trip)),
-                 ("Contacts called " + first, "; ".join(
-                     f"{c.name} ({c.relation}, {c.city})" for c in case.namesakes)),
-                 ("On the full page", f"{FAMILY_NAMES[it.family]}, item {it.item_id}")),
-        settings=(("As-of date", f"{it.as_of.isoformat()} (the run date)"),
+        example=_item_example(
+            world, it, ("Journey", _cap(trip)),
+            ("Contacts called " + first, "; ".join(
+                f"{c.name} ({c.relation}, {c.city})" for c in case.namesakes))),
+        settings=(_as_of(it),
                   ("Wrong resolution", f"the first name alone: the first contact called "
                                        f"{first} in Mara's contact list"),
                   ("Right resolution", "the contact the journey record links to")),
@@ -345,8 +362,7 @@ def same_name(data: TourData) -> StopView:
                 f"lookup stops at the first one in the list. In the chart the lookup's row sits "
                 f"under {case.lookup_answer}, away from the reference answer; following the "
                 "journey record to the contact it links lands on the right one."),
-        link=page_link(world, items, pr_asof=it.as_of.isoformat(), pr_arm="A",
-                       pr_family=it.family, pr_item=it.item_id),
+        link=_item_link(world, items, it, pr_arm="A"),
         evidence=((f"Contacts sharing the first name {first}",
                    f"{len(case.namesakes)} of {len(world.contacts)}"),
                   ("Which-Alex questions the first-name lookup gets wrong",
