@@ -1783,6 +1783,9 @@ def _parser() -> _Parser:
     _add_decompose_parser(sub, json_help=json_help, boot=boot, boot_help=boot_help)
     _add_fuse_parser(sub, json_help=json_help)
     _add_tour_parser(sub, json_help=json_help)
+    from .sweep.cli import add_sweep_parser  # here: core.sweep.cli imports this module
+
+    add_sweep_parser(sub, json_help=json_help)
     return p
 
 

@@ -35,6 +35,9 @@ FORBIDDEN = {
                     "core.prose", "core.figures", "core.store", "core.audit", "core.llm",
                     "core.records", "core.build", "core.cli"),
     "core.figures": ("core.llm",),
+    # issue 23's sweep engine: on the testbed, evaluation and prose (noise profiles)
+    "core.sweep": ("core.figures", "core.llm", "core.calibration", "core.records",
+                   "core.fusion", "core.tour", "core.build", "core.audit"),
     # issue 22's guided tour: on top of every story, below the command line only
     "core.tour": ("core.llm", "core.cli", "core.build", "core.audit"),
 }

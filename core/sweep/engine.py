@@ -1,0 +1,213 @@
+"""The sweep engine: a grid's cells through an executor into one results table.
+
+:func:`run_sweep` expands the grid, skips the cells the store already holds (resume), runs
+the rest on the chosen executor (:mod:`core.sweep.executors`), writes the finished cells to
+the store as they arrive (only this driver process writes; cells that finish within
+:data:`FLUSH_SECONDS` of each other share one transaction, and the last ones are written
+also when the sweep is interrupted), records a failing cell with its
+error text and goes on, and reports progress (cells done, rate, ETA) after every cell. The
+table is in grid order (cell position, then the cell's method order), whatever executor ran
+the cells and in whatever order they finished, so a Dask run equals a local run exactly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from . import store as sweep_store
+from .cell import run_cell
+from .executors import CellOutcome, make_executor
+from .grid import Cell, Grid
+from .table import results_table
+
+__all__ = ["EXECUTORS", "FLUSH_CELLS", "FLUSH_SECONDS", "Progress", "SweepResult", "run_sweep"]
+
+#: ``--executor`` choices.
+EXECUTORS = ("local", "dask", "dask-local")
+#: Finished cells are written to the store together, at most this many or this old.
+FLUSH_CELLS, FLUSH_SECONDS = 64, 1.0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a running sweep stands (passed to the progress callback after every cell).
+
+    Attributes
+    ----------
+    done, total : cells finished in this run (ok or failed) and cells this run computes.
+    failed : cells of this run that failed.
+    skipped : cells skipped because the store already held them.
+    elapsed : seconds since the first cell was submitted.
+    """
+
+    done: int
+    total: int
+    failed: int
+    skipped: int
+    elapsed: float
+
+    @property
+    def rate(self) -> float:
+        """Cells per second so far (0 before the first)."""
+        return self.done / self.elapsed if self.elapsed > 0 and self.done else 0.0
+
+    @property
+    def eta(self) -> float:
+        """Seconds left at the current rate (NaN before the first cell)."""
+        return (self.total - self.done) / self.rate if self.rate else float("nan")
+
+    def line(self) -> str:
+        """One terminal line: ``12/200 cells, 1 failed, 8 skipped · 3.4 cells/s · ETA 55 s``."""
+        parts = [f"{self.done}/{self.total} cells"]
+        if self.failed:
+            parts.append(f"{self.failed} failed")
+        if self.skipped:
+            parts.append(f"{self.skipped} skipped")
+        eta = "ETA —" if self.eta != self.eta else f"ETA {self.eta:.0f} s"
+        return f"{', '.join(parts)} · {self.rate:.2f} cells/s · {eta}"
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """A finished sweep.
+
+    Attributes
+    ----------
+    sweep_id, name : the grid's id and name.
+    table : the results table (:data:`core.sweep.table.TABLE_COLUMNS`), every finished cell
+        of the sweep (those of earlier runs too, when a store was given).
+    cells : one row per cell: position, cell_id, status (``ok``, ``failed``, ``pending``),
+        error, seconds, worker.
+    computed, skipped, failed : cell ids run now, skipped (already in the store), failed now.
+    executor, workers, seconds : how it ran and its wall time (with the executor's start-up).
+    """
+
+    sweep_id: str
+    name: str
+    table: pd.DataFrame = field(repr=False)
+    cells: pd.DataFrame = field(repr=False)
+    computed: tuple[str, ...]
+    skipped: tuple[str, ...]
+    failed: tuple[str, ...]
+    executor: str
+    workers: int
+    seconds: float
+
+    def to_dict(self) -> dict:
+        """JSON-ready form (tables as lists of records; NaN and <NA> → None)."""
+        def records(df):
+            return df.astype(object).where(pd.notna(df), None).to_dict(orient="records")
+        return {"sweep_id": self.sweep_id, "name": self.name, "executor": self.executor,
+                "workers": self.workers, "seconds": self.seconds,
+                "computed": len(self.computed), "skipped": len(self.skipped),
+                "failed": len(self.failed), "cells": records(self.cells),
+                "results": records(self.table)}
+
+
+def run_sweep(grid: Grid, *, executor="local", workers: int = 1,
+              scheduler: str | None = None, store: str | Path | None = None,
+              progress: Callable[[Progress], None] | None = None,
+              cell_fn: Callable[[Cell], pd.DataFrame] = run_cell) -> SweepResult:
+    """Run every cell of ``grid`` not yet in ``store``.
+
+    Parameters
+    ----------
+    grid : the sweep definition (:func:`core.sweep.grid.load_grid`).
+    executor : ``local`` (processes; ``workers=1`` runs in this process), ``dask`` (the
+        scheduler at ``scheduler``) or ``dask-local`` (a ``LocalCluster`` of ``workers``);
+        or an executor of :mod:`core.sweep.executors` already entered (``with Dask(...) as
+        ex``), which is used as it is and left open, so several sweeps share one cluster.
+    workers : local processes, or ``LocalCluster`` workers.
+    scheduler : a Dask scheduler address (``tcp://host:8786``), for ``dask`` only.
+    store : a DuckDB file for the sweep tables (:mod:`core.sweep.store`; created if missing).
+        With a store, finished cells are skipped and the cells are written as they finish
+        (batched, :data:`FLUSH_SECONDS`); without one, nothing is written and every cell
+        runs.
+    progress : called with a :class:`Progress` after every finished cell.
+    cell_fn : what runs a cell (default :func:`core.sweep.cell.run_cell`; must pickle for
+        process and Dask executors).
+
+    Raises ``ValueError`` for a bad executor, worker count or scheduler combination, and
+    :class:`core.store.StoreError` for a store that cannot be opened.
+    """
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if isinstance(executor, str):
+        if executor not in EXECUTORS:
+            raise ValueError(f"unknown executor {executor!r} (expected "
+                             f"{', '.join(EXECUTORS)})")
+        ex = make_executor(executor, workers=workers, scheduler=scheduler)
+        scope = ex
+    else:  # an executor the caller has entered, kept open for several sweeps
+        ex = executor
+        scope = contextlib.nullcontext(ex)
+    cells = grid.cells()
+    position = {c.cell_id: i for i, c in enumerate(cells)}
+    by_id = {c.cell_id: c for c in cells}
+    con = sweep_store.open_store(store) if store is not None else None
+    try:
+        done_before: set[str] = set()
+        if con is not None:
+            sweep_store.register_sweep(con, grid, cells)
+            done_before = sweep_store.finished_cells(con, grid.sweep_id)
+        todo = [c for c in cells if c.cell_id not in done_before]
+        outcomes: dict[str, CellOutcome] = {}
+        n_failed = 0
+        t_start = t0 = time.perf_counter()
+        buffer: list = []
+        flushed = time.perf_counter()
+
+        def flush() -> None:
+            nonlocal flushed
+            if con is not None and buffer:
+                sweep_store.record_outcomes(con, grid.sweep_id, buffer)
+            buffer.clear()
+            flushed = time.perf_counter()
+
+        try:
+            with scope:
+                t0 = time.perf_counter()  # progress rates leave out the executor's start-up
+                for out in ex.run(todo, cell_fn):
+                    if out.cell_id in outcomes:  # a cell a cluster recomputed: keep the first
+                        continue
+                    outcomes[out.cell_id] = out
+                    n_failed += not out.ok
+                    buffer.append((position[out.cell_id], by_id[out.cell_id], out))
+                    if (len(buffer) >= FLUSH_CELLS
+                            or time.perf_counter() - flushed >= FLUSH_SECONDS):
+                        flush()
+                    if progress is not None:
+                        progress(Progress(len(outcomes), len(todo), n_failed, len(done_before),
+                                          time.perf_counter() - t0))
+        finally:  # also on Ctrl-C: every finished cell reaches the store
+            flush()
+        seconds = time.perf_counter() - t_start
+        if con is not None:
+            table = sweep_store.load_results(con, grid.sweep_id)
+            cell_rows = sweep_store.load_cells(con, grid.sweep_id).drop(columns="params_json")
+        else:
+            table = results_table((position[i], by_id[i], o.frame)
+                                  for i, o in outcomes.items() if o.ok)
+            cell_rows = pd.DataFrame([
+                {"position": i, "cell_id": c.cell_id,
+                 "status": ("pending" if c.cell_id not in outcomes
+                            else "ok" if outcomes[c.cell_id].ok else "failed"),
+                 "error": outcomes[c.cell_id].error if c.cell_id in outcomes else "",
+                 "seconds": outcomes[c.cell_id].seconds if c.cell_id in outcomes else 0.0,
+                 "worker": outcomes[c.cell_id].worker if c.cell_id in outcomes else ""}
+                for i, c in enumerate(cells)])
+    finally:
+        if con is not None:
+            con.close()
+    computed = tuple(c.cell_id for c in todo if c.cell_id in outcomes)
+    return SweepResult(
+        grid.sweep_id, grid.name, table, cell_rows, computed,
+        tuple(c.cell_id for c in cells if c.cell_id in done_before),
+        tuple(c.cell_id for c in todo if c.cell_id in outcomes and not outcomes[c.cell_id].ok),
+        ex.name, int(ex.workers or workers), round(seconds, 3))
