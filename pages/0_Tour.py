@@ -155,7 +155,8 @@ st.subheader("Failure-mode index")
 st.caption("Every stop, the page and the control that reproduce it, and where the documents "
            "describe it.")
 st.table(index_frame(STOPS, page_titles={p: page_record(p).title
-                                        for p in {s.page for s in STOPS}}).set_index("Stop"))
+                                        for p in {s.page for s in STOPS}}, numbered=True),
+         border="horizontal", hide_index=True)
 
 st.subheader("Hand-outs")
 st.caption("The whole tour as one file that opens in any browser without a network, one stop "

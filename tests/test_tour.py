@@ -244,6 +244,9 @@ def test_the_index_has_one_row_per_stop_with_page_titles():
     titled = index_frame([_stop()], page_titles={"pages/1_Walkthrough.py": "Walkthrough"})
     assert titled["Full page"].iloc[0] == "Walkthrough"
     assert index_frame([_stop()])["Full page"].iloc[0] == "1_Walkthrough"
+    numbered = index_frame(STOPS[:2], numbered=True)
+    assert "Stop" not in numbered.columns
+    assert list(numbered["Failure mode"]) == [f"{i}. {s.title}" for i, s in enumerate(STOPS[:2], 1)]
 
 
 def _fake_tour(n: int = 6) -> list[tuple[Stop, StopView]]:

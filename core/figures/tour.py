@@ -125,7 +125,10 @@ def _bars(chart: Chart) -> go.Figure:
                              textposition="outside"))
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
-    return _finish(fig, chart, height=380)
+    longest = max((len(str(g)) for g in d["group"]), default=0)
+    legend_rows = 1 + len(series) // 3
+    return _finish(fig, chart, height=380 + (4 * min(longest, 40) if longest > 18 else 0),
+                   legend_rows=legend_rows)
 
 
 def _lines(chart: Chart) -> go.Figure:

@@ -19,8 +19,8 @@ INDEX_COLUMNS = ("Stop", "Failure mode", "Story", "Full page", "What to move the
                  "Where the documents describe it")
 
 
-def index_frame(stops: Sequence[Stop], *, page_titles: Mapping[str, str] | None = None
-                ) -> pd.DataFrame:
+def index_frame(stops: Sequence[Stop], *, page_titles: Mapping[str, str] | None = None,
+                numbered: bool = False) -> pd.DataFrame:
     """The index of ``stops`` (numbered from 1 in the given order).
 
     Parameters
@@ -29,9 +29,18 @@ def index_frame(stops: Sequence[Stop], *, page_titles: Mapping[str, str] | None 
         In walking order.
     page_titles : mapping, optional
         Page path → menu title; a path without one is shown as its file name.
+    numbered : bool, default=False
+        Put the stop's number in front of its failure mode ("3. A stale profile …") and
+        leave out the Stop column (a table drawn without its index).
     """
     titles = dict(page_titles or {})
     rows = [(i, s.title, STORIES[s.story],
              titles.get(s.page, s.page.removeprefix("pages/").removesuffix(".py")),
              s.control, s.section) for i, s in enumerate(stops, start=1)]
-    return pd.DataFrame(rows, columns=list(INDEX_COLUMNS))
+    frame = pd.DataFrame(rows, columns=list(INDEX_COLUMNS))
+    if numbered:
+        frame["Failure mode"] = [f"{i}. {t}" for i, t in zip(frame["Stop"],
+                                                              frame["Failure mode"],
+                                                              strict=True)]
+        frame = frame.drop(columns="Stop")
+    return frame
