@@ -16,6 +16,12 @@ executor and worker count it prints:
 * memory per worker: the largest RSS of any process below the driver, sampled after every
   cell (the driver's own RSS for one in-process worker).
 
+``--reproduce`` instead times the four robustness grids of ``python -m core reproduce`` at
+the paper's scale (4 seeds × 160 personas per difficulty) for each ``--workers``: the direct
+protocols of ``core.evaluation.robustness`` (after the nominal fit they share, which
+``reproduce`` makes anyway), and the engine's sweeps without and with ``share_fits`` on
+local processes (the executor's start-up included).
+
 Then the estimate of a 10,000-cell sweep on 8 machines of 16 cores (128 one-thread workers):
 ``cells × cell time / 128`` of compute, or ``cells × driver overhead`` (the store write plus
 Dask's measured overhead per cell, an upper bound) when the driver, which handles cells one
@@ -106,6 +112,51 @@ def bench(grid, kind: str, workers: int) -> dict:
             "worker_mb": worker_mb, "failed": len(res.failed), "total": len(cells)}
 
 
+def bench_reproduce(workers: list[int]) -> None:
+    """``--reproduce`` (module docstring)."""
+    from core.evaluation.robustness import (
+        noise_curve,
+        perturbation_grid,
+        train_size_curve,
+        transfer,
+    )
+    from core.evaluation.run import run_testbed
+    from core.sweep import protocols as P
+    from core.testbed.config import TestbedConfig
+    from core.testbed.generate import generate
+
+    config = TestbedConfig()
+    grids = [P.perturbation_sweep(config), P.noise_sweep(config), P.train_size_sweep(config),
+             P.transfer_sweep(config)]
+    print(f"reproduce's grids ({sum(len(g.cells()) for g in grids)} cells at the paper's "
+          f"scale); load averages {os.getloadavg()}")
+    tb = generate(config)
+    runs = run_testbed(tb)
+    for w in workers:
+        steps = {"perturbation": lambda w=w: perturbation_grid(config, workers=w),
+                 "noise": lambda: noise_curve(runs),
+                 "train-size": lambda w=w: train_size_curve(tb, workers=w),
+                 "transfer": lambda: transfer(runs, config)}
+        parts = []
+        for name, fn in steps.items():
+            t = time.perf_counter()
+            fn()
+            parts.append((name, time.perf_counter() - t))
+        rows = [("direct", parts)]
+        for share in (False, True):
+            parts = []
+            with InProcess() if w == 1 else LocalProcesses(workers=w) as ex:
+                for g in grids:
+                    t = time.perf_counter()
+                    res = run_sweep(g, executor=ex, share_fits=share)
+                    assert not res.failed, res.cells["error"].tolist()
+                    parts.append((g.name.removeprefix("reproduce-"), time.perf_counter() - t))
+            rows.append((f"engine, share_fits={share}", parts))
+        for label, parts in rows:
+            print(f"× {w} {label:<24} {sum(s for _, s in parts):6.2f} s: "
+                  + ", ".join(f"{n} {s:.2f}" for n, s in parts))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=4)
@@ -114,7 +165,12 @@ def main() -> None:
     ap.add_argument("--executors", nargs="+", default=["local", "dask-local"],
                     choices=("local", "dask-local"))
     ap.add_argument("--methods", nargs="+", default=None, help="default: every resolver")
+    ap.add_argument("--reproduce", action="store_true",
+                    help="time reproduce's four grids, direct and on the engine")
     args = ap.parse_args()
+    if args.reproduce:
+        bench_reproduce(args.workers)
+        return
     axes = {"seed": {"start": 20260321, "count": args.seeds},
             "bias_scale": [0.5, 1.0, 2.0, 4.0], "personas_per_difficulty": args.personas}
     if args.methods:

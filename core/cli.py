@@ -390,26 +390,41 @@ def _cmd_evaluate(args) -> int:
 
 
 def _cmd_reproduce(args) -> int:
+    import importlib.util
     import tempfile
 
     from .build import build_store
     from .evaluation.reproduce import reproduce
     from .store import connect, load_testbed
+    from .sweep.cli import DASK_PIN
     from .testbed.config import TestbedConfig
 
+    if args.executor == "dask" and not args.scheduler:
+        raise UsageError("--executor dask needs --scheduler ADDRESS")
+    if args.scheduler and args.executor != "dask":
+        raise UsageError("--scheduler applies only to --executor dask")
+    if args.executor != "local" and importlib.util.find_spec("distributed") is None:
+        raise UsageError(f"--executor {args.executor} needs Dask: pip install '{DASK_PIN}'")
     t0 = time.perf_counter()
     config = TestbedConfig()
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "reproduce.duckdb"
-        build_store(path, config)
-        con = connect(path)
-        try:
-            tb = load_testbed(con)
-        finally:
-            con.close()
-    res = reproduce(tb, config, n_boot=args.bootstrap, robustness=not args.no_robustness,
-                    workers=args.workers,
-                    progress=lambda m: print(f"... {m}", file=sys.stderr))
+
+    def load():  # run by reproduce, beside the robustness cells on the engine
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "reproduce.duckdb"
+            build_store(path, config)
+            con = connect(path)
+            try:
+                return load_testbed(con)
+            finally:
+                con.close()
+
+    try:
+        res = reproduce(load, config, n_boot=args.bootstrap, robustness=not args.no_robustness,
+                        workers=args.workers, executor=args.executor,
+                        scheduler=args.scheduler,
+                        progress=lambda m: print(f"... {m}", file=sys.stderr))
+    except OSError as exc:  # a Dask scheduler that cannot be reached
+        raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
     titles = {
         "main": ("Forced macro accuracy, pooled over 4 seeds (%), 95% cluster-bootstrap CI",
                  ["method", "accuracy", "ci_low", "ci_high", "paper", "delta_paper",
@@ -1700,6 +1715,12 @@ def _parser() -> _Parser:
                    help="skip the perturbation grid, noise, train-size and transfer tables")
     r.add_argument("--workers", type=_int_range(1, MAX_WORKERS), default=2,
                    help=f"processes for the grid and ablation, 1 to {MAX_WORKERS} (default 2)")
+    r.add_argument("--executor", choices=("local", "dask", "dask-local"), default="local",
+                   help="where the robustness grids' sweep cells run: local processes "
+                        "(default), a Dask scheduler (dask, with --scheduler) or a Dask "
+                        "LocalCluster (dask-local); docs/sweep.md")
+    r.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler address for --executor dask (tcp://host:8786)")
     r.add_argument("--json", type=_json_out, help=json_help)
     r.set_defaults(func=_cmd_reproduce)
 

@@ -658,6 +658,36 @@ def _tour_cases() -> dict[str, Callable[[], list[go.Figure]]]:
     return {"tour.stop_figure": lambda: [stop_figure(c) for c in CHARTS.values()]}
 
 
+def _sweep_cases() -> dict[str, Callable[[], list[go.Figure]]]:
+    """The sweep views' figures on the made-up sweep of tests/test_sweep_views.py, with and
+    without text on the cells, and with a point the sweep never ran."""
+    from core.figures import sweep as fs
+    from core.sweep import views as sv
+    from tests.test_sweep_views import hand_table
+
+    def rank():
+        t = hand_table()
+        many = pd.concat([t.assign(position=t["position"] + 16 * k) for k in range(2)])
+        return [fs.rank_stability_figure(sv.rank_stability(t)),
+                fs.rank_stability_figure(sv.rank_stability(many), title="t")]
+
+    def surface():
+        t = hand_table()
+        gap = t[~((t["bias_scale"] == 4.0) & (t["dropout_scale"] == 2.0))]
+        return [fs.accuracy_surface_figure(sv.accuracy_surface(
+                    t, x="bias_scale", y="dropout_scale", method="dsnbf")),
+                fs.accuracy_surface_figure(sv.accuracy_surface(
+                    gap, x="seed", y="bias_scale", method="nbf", metric="coverage"))]
+
+    def boundary():
+        t = hand_table()
+        return [fs.majority_boundary_figure(sv.majority_boundary(t)),
+                fs.majority_boundary_figure(sv.majority_boundary(t, knobs=[]), title="t")]
+
+    return {"sweep.rank_stability_figure": rank, "sweep.accuracy_surface_figure": surface,
+            "sweep.majority_boundary_figure": boundary}
+
+
 NOT_BUILDERS = {
     "calibration.rule_colors": "colour helper (test_colour_helpers_hand_out_palette_colours)",
     "style.method_color": "colour helper (test_colour_helpers_hand_out_palette_colours)",
@@ -679,7 +709,7 @@ NOT_BUILDERS = {
 
 CASES = {**_calibration_cases(), **_evaluation_cases(), **_walkthrough_cases(),
          **_overlay_cases(), **_records_cases(), **_prose_cases(), **_fusion_cases(),
-         **_tour_cases()}
+         **_tour_cases(), **_sweep_cases()}
 
 
 def _public_callables() -> set[str]:

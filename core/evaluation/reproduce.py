@@ -5,6 +5,14 @@ table, per type, per difficulty, per question, per seed, the Source Reachability
 DSNBF − Majority Vote paired differences, the 3 × 3 perturbation grid with Kendall τ, the
 extraction-noise curve, the train-size ablation and cross-bias transfer. Each table is a
 DataFrame whose paper columns sit beside ours (``paper``/``delta`` or ``*_paper``).
+
+The four robustness grids (seed 000 §12; the benchmark specification §2.13) run either
+directly (:mod:`core.evaluation.robustness`, ``executor=None``) or as sweeps on the engine of
+:mod:`core.sweep` (``executor="local"``, ``"dask"`` or ``"dask-local"``; the grids of
+:mod:`core.sweep.protocols`, noise and transfer cells sharing one fit per seed). Both give the
+same tables to the digit (``tests/test_sweep_reproduce.py``). On the engine the grids' cells
+run from a driver thread while this one builds the testbed (when ``tb`` is a function) and
+computes the main tables, so the workers start at once.
 """
 
 from __future__ import annotations
@@ -78,20 +86,109 @@ def _size_table(curve: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
-def reproduce(tb: Testbed, config: TestbedConfig, *, n_boot: int = 2000,
-              robustness: bool = True, workers: int = 1,
+#: The robustness steps, in the order they are listed.
+_GRID_STEPS = ("3 × 3 perturbation grid", "extraction noise", "train-size ablation",
+               "transfer without refit")
+
+
+def _engine_grids(config: TestbedConfig, ex, step) -> dict:
+    """The four robustness grids as sweeps on the entered executor ``ex``, reduced to what
+    :mod:`core.evaluation.robustness` returns (:mod:`core.sweep.protocols`)."""
+    from ..sweep import protocols as P
+    from ..sweep.engine import run_sweep
+
+    def table(grid):
+        res = run_sweep(grid, executor=ex, share_fits=True)
+        if res.failed:
+            err = res.cells.loc[res.cells["status"] == "failed", "error"].iloc[0]
+            raise RuntimeError(f"{len(res.failed)} cell(s) of {grid.name} failed: {err}")
+        return res.table
+
+    return {
+        "grid": step("3 × 3 perturbation grid",
+                     lambda: P.perturbation_from_table(table(P.perturbation_sweep(config)))),
+        "noise": step("extraction noise",
+                      lambda: P.noise_from_table(table(P.noise_sweep(config)))),
+        "train_size": step("train-size ablation",
+                           lambda: P.train_size_from_table(table(P.train_size_sweep(config)))),
+        "transfer": step("transfer without refit",
+                         lambda: P.transfer_from_table(table(P.transfer_sweep(config)))),
+    }
+
+
+def reproduce(tb: Testbed | Callable[[], Testbed], config: TestbedConfig, *,
+              n_boot: int = 2000,
+              robustness: bool = True, workers: int = 1, executor: str | None = None,
+              scheduler: str | None = None,
               progress: Callable[[str], None] | None = None) -> Reproduction:
-    """Run the whole seed-000 protocol on ``tb`` (generated from ``config``)."""
+    """Run the whole seed-000 protocol on ``tb`` (generated from ``config``).
+
+    Parameters
+    ----------
+    tb, config : the testbed and the configuration it was generated from; ``tb`` may also be
+        a function returning the testbed (``python -m core reproduce`` builds a store), which
+        on the engine runs while the robustness cells do (they read only ``config``).
+    n_boot : bootstrap replicates of the main table's intervals and the paired differences.
+    robustness : also run the perturbation grid, noise, training-size and transfer tables.
+    workers : processes for the robustness grids (direct: forked processes; on the engine:
+        local processes or ``LocalCluster`` workers).
+    executor : ``None`` runs the grids directly (:mod:`core.evaluation.robustness`);
+        ``"local"``, ``"dask"`` (at ``scheduler``) or ``"dask-local"`` runs them as sweeps
+        on :mod:`core.sweep`'s engine (module docstring). The tables are the same.
+    scheduler : a Dask scheduler address, for ``executor="dask"`` only.
+    progress : called with each step's name as it starts.
+
+    Raises ``ValueError`` for an unknown executor or a bad executor/scheduler combination,
+    ``RuntimeError`` when a cell of a grid failed on the engine.
+    """
+    ex = None
+    if executor is not None:
+        from ..sweep.engine import EXECUTORS
+        from ..sweep.executors import make_executor
+
+        if executor not in EXECUTORS:
+            raise ValueError(f"unknown executor {executor!r} (expected "
+                             f"{', '.join(EXECUTORS)}, or None for the direct run)")
+        ex = make_executor(executor, workers=workers, scheduler=scheduler)
+    elif scheduler is not None:
+        raise ValueError("scheduler applies only to executor='dask'")
     say = progress or (lambda msg: None)
     out = Reproduction()
+    pending = None
+    if robustness and ex is not None:  # the grids' cells run while the driver works below
+        from concurrent.futures import ThreadPoolExecutor
 
+        ex.__enter__()
+        thread = ThreadPoolExecutor(max_workers=1)
+    try:
+        if robustness and ex is not None:
+            pending = thread.submit(_engine_grids, config, ex, _stepper(out, say))
+        return _reproduce(tb, config, out, n_boot=n_boot, robustness=robustness,
+                          workers=workers, pending=pending, say=say)
+    finally:
+        if pending is not None:
+            pending.cancel()
+            thread.shutdown(wait=True)
+            ex.__exit__(None, None, None)
+
+
+def _stepper(out: Reproduction, say: Callable[[str], None]):
+    """``step(name, fn)``: say ``name``, run ``fn`` and record its seconds in ``out``."""
     def step(name, fn):
         say(name)
         t0 = time.perf_counter()
         value = fn()
         out.seconds[name] = round(time.perf_counter() - t0, 3)
         return value
+    return step
 
+
+def _reproduce(tb, config: TestbedConfig, out: Reproduction, *, n_boot: int, robustness: bool,
+               workers: int, pending, say) -> Reproduction:
+    """The body of :func:`reproduce`; ``pending`` is the engine's grids (a future) or None."""
+    if callable(tb):
+        tb = tb()
+    step = _stepper(out, say)
     runs = step("fit, calibrate and score every resolver", lambda: run_testbed(tb))
     out.tables["main"] = step("main table with bootstrap CIs",
                               lambda: T.main_table(runs, b=n_boot))
@@ -113,7 +210,21 @@ def reproduce(tb: Testbed, config: TestbedConfig, *, n_boot: int = 2000,
         "dsnbf_skip_coverage": float(sel.loc["dsnbf_skip", "coverage"]),
         "max_abs_delta_regenerated": float(main["delta_regenerated"].abs().max()),
     })
-    if robustness:
+    if pending is not None:
+        found = pending.result()
+        grid = found["grid"]
+        out.tables["perturbation_grid"] = _grid_table(grid)
+        out.tables["kendall_tau"] = grid["tau"].astype({"a": str, "b": str})
+        out.summary.update({"grid_tau_mean": grid["tau_mean"], "grid_tau_paper": PAPER_GRID_TAU,
+                            "dsnbf_wins": grid["dsnbf_wins"], "cells": grid["cells"],
+                            "dsnbf_wins_paper": PAPER_GRID_DSNBF_WINS[0]})
+        out.tables["noise"] = _noise_table(found["noise"])
+        out.tables["train_size"] = _size_table(found["train_size"])
+        out.tables["transfer"] = found["transfer"]
+        # the grids' steps ran beside the driver's: list them after its steps, as before
+        out.seconds = {k: out.seconds[k] for k in sorted(
+            out.seconds, key=lambda k: k in _GRID_STEPS and _GRID_STEPS.index(k) + 1)}
+    elif robustness:
         grid = step("3 × 3 perturbation grid", lambda: perturbation_grid(config, workers=workers))
         out.tables["perturbation_grid"] = _grid_table(grid)
         out.tables["kendall_tau"] = grid["tau"].astype({"a": str, "b": str})

@@ -13,6 +13,8 @@ the cells and in whatever order they finished, so a Dask run equals a local run 
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,17 +23,71 @@ from pathlib import Path
 import pandas as pd
 
 from . import store as sweep_store
-from .cell import run_cell
+from .cell import RESULT_COLUMNS, data_key, run_cell, run_cells
 from .executors import CellOutcome, make_executor
 from .grid import Cell, Grid
 from .table import results_table
 
-__all__ = ["EXECUTORS", "FLUSH_CELLS", "FLUSH_SECONDS", "Progress", "SweepResult", "run_sweep"]
+__all__ = ["EXECUTORS", "FLUSH_CELLS", "FLUSH_SECONDS", "GROUP_CELLS", "CellGroup", "Progress",
+           "SweepResult", "group_cells", "run_group", "run_sweep"]
 
 #: ``--executor`` choices.
 EXECUTORS = ("local", "dask", "dask-local")
 #: Finished cells are written to the store together, at most this many or this old.
 FLUSH_CELLS, FLUSH_SECONDS = 64, 1.0
+#: The most cells one :class:`CellGroup` holds (a group is one task: bigger groups balance
+#: the workers worse).
+GROUP_CELLS = 16
+
+
+@dataclass(frozen=True)
+class CellGroup:
+    """Cells that share one testbed (:func:`core.sweep.cell.data_key`), shipped as one task.
+
+    Attributes
+    ----------
+    cells : the cells, in grid order (parameters only, as a :class:`Cell`).
+    """
+
+    cells: tuple[Cell, ...]
+
+    @functools.cached_property
+    def cell_id(self) -> str:
+        """The group's task id: a hash of its cells' ids (the executors' key)."""
+        blob = ",".join(c.cell_id for c in self.cells)
+        return "g" + hashlib.sha256(blob.encode()).hexdigest()[:15]
+
+
+def group_cells(cells, *, size: int = GROUP_CELLS) -> list[CellGroup]:
+    """``cells`` in groups of one data key, at most ``size`` each, in order of first cell."""
+    groups: dict[tuple, list[list[Cell]]] = {}
+    for cell in cells:
+        parts = groups.setdefault(data_key(cell), [[]])
+        if len(parts[-1]) >= size:
+            parts.append([])
+        parts[-1].append(cell)
+    return [CellGroup(tuple(part)) for parts in groups.values() for part in parts]
+
+
+def run_group(group: CellGroup) -> pd.DataFrame:
+    """:func:`core.sweep.cell.run_cells` of a group as one frame (its cells' frames, stacked
+    in order; :func:`run_sweep` splits it back by each cell's method count)."""
+    return pd.concat(run_cells(group.cells), ignore_index=True)
+
+
+def _split(out: CellOutcome, group: CellGroup) -> list[CellOutcome]:
+    """One outcome per cell of ``group`` from the group's outcome (seconds shared evenly)."""
+    n = len(group.cells)
+    if not out.ok:
+        return [CellOutcome(c.cell_id, None, out.error, out.seconds / n, out.worker)
+                for c in group.cells]
+    outs, start = [], 0
+    for c in group.cells:
+        k = len(c.methods)
+        frame = out.frame.iloc[start:start + k].reset_index(drop=True).astype(RESULT_COLUMNS)
+        outs.append(CellOutcome(c.cell_id, frame, "", out.seconds / n, out.worker))
+        start += k
+    return outs
 
 
 @dataclass(frozen=True)
@@ -113,7 +169,8 @@ class SweepResult:
 def run_sweep(grid: Grid, *, executor="local", workers: int = 1,
               scheduler: str | None = None, store: str | Path | None = None,
               progress: Callable[[Progress], None] | None = None,
-              cell_fn: Callable[[Cell], pd.DataFrame] = run_cell) -> SweepResult:
+              cell_fn: Callable[[Cell], pd.DataFrame] = run_cell,
+              share_fits: bool = False) -> SweepResult:
     """Run every cell of ``grid`` not yet in ``store``.
 
     Parameters
@@ -132,12 +189,16 @@ def run_sweep(grid: Grid, *, executor="local", workers: int = 1,
     progress : called with a :class:`Progress` after every finished cell.
     cell_fn : what runs a cell (default :func:`core.sweep.cell.run_cell`; must pickle for
         process and Dask executors).
+    share_fits : ship the cells grouped by fit (module docstring; the default ``cell_fn``
+        only): same table, one fit per group. Progress then advances a group at a time.
 
     Raises ``ValueError`` for a bad executor, worker count or scheduler combination, and
     :class:`core.store.StoreError` for a store that cannot be opened.
     """
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if share_fits and cell_fn is not run_cell:
+        raise ValueError("share_fits needs the default cell function (core.sweep.cell.run_cell)")
     if isinstance(executor, str):
         if executor not in EXECUTORS:
             raise ValueError(f"unknown executor {executor!r} (expected "
@@ -173,7 +234,13 @@ def run_sweep(grid: Grid, *, executor="local", workers: int = 1,
         try:
             with scope:
                 t0 = time.perf_counter()  # progress rates leave out the executor's start-up
-                for out in ex.run(todo, cell_fn):
+                if share_fits:
+                    groups = {g.cell_id: g for g in group_cells(todo)}
+                    stream = (one for out in ex.run(groups.values(), run_group)
+                              for one in _split(out, groups[out.cell_id]))
+                else:
+                    stream = ex.run(todo, cell_fn)
+                for out in stream:
                     if out.cell_id in outcomes:  # a cell a cluster recomputed: keep the first
                         continue
                     outcomes[out.cell_id] = out
