@@ -74,6 +74,7 @@ from pages._shared.fusion import (
     sources_of,
     what_if_items_of,
     what_if_of,
+    whole_table,
     why_of,
 )
 from pages._shared.params import current
@@ -214,11 +215,9 @@ if copies.clusters:
     shown = copies.table().drop(columns="size")
     shown = shown.assign(**{"same claim": shown["same claim"] * 100,
                             "their accuracy": shown["their accuracy"] * 100})
-    show_number_table(shown, default="{:.1f}", hide_index=True, width="stretch",
-                      height=table_height(min(len(shown), 8)), labels={
-                          "shared items": "shared", "same claim": "same %",
-                          "their claim wrong": "wrong", "majority vote followed them":
-                          "vote followed", "their accuracy": "right %"})
+    whole_table(shown, rows=8, wrap=["sources"], labels={
+        "shared items": "shared", "same claim": "same %", "their claim wrong": "wrong",
+        "majority vote followed them": "vote followed", "their accuracy": "right %"})
     st.caption("Every group of sources that make the same claim on at least "
                f"{pct(copies.min_agreement, 0)} of at least {copies.min_shared} shared items. "
                "Shared: the fewest items two members share; wrong: items where their common "
@@ -397,10 +396,9 @@ def why_panel(key: tuple) -> None:
                "the source's claim was that resolver's answer. Led it astray: items where "
                f"{name} broke a right answer and the source claimed {name}'s wrong one.")
     st.markdown("**Per item**: the items where the two answer differently, broken ones first.")
-    st.dataframe(w.items, hide_index=True, width="stretch",
-                 height=table_height(min(len(w.items), 10)), column_config={
-                     "a": "majority vote", "b": name, "for_a": "sources for it",
-                     "for_b": f"sources for {name}"})
+    whole_table(w.items, rows=10, wrap=["item", "a", "b", "truth"], labels={
+        "a": "majority vote", "b": name, "for_a": "sources for it",
+        "for_b": f"sources for {name}"})
 
 
 why_panel(KEY)
@@ -415,8 +413,7 @@ else:
     st.markdown("Some resolvers give, on some items, an answer that contradicts every "
                 "source: " + ", ".join(f"{r['name']} on {r['items']}"
                                        for _, r in flagged.iterrows()) + " items.")
-    st.dataframe(cv.items, hide_index=True, width="stretch",
-                 height=table_height(min(len(cv.items), 8)))
+    whole_table(cv.items, rows=8, wrap=["item", "claims"])
 st.caption(tip("Contradicted answer"))
 
 
@@ -492,7 +489,7 @@ def what_if_panel(key: tuple) -> None:
         f" {view.left_out} items that only the switched-off sources claim are left out of "
         "both fits." if view.left_out else ""))
     with st.expander("This item's claims"):
-        st.dataframe(view.claims, hide_index=True, width="stretch")
+        whole_table(view.claims, rows=10, wrap=["claim"])
 
 
 what_if_panel(KEY)

@@ -33,9 +33,8 @@ from pages._shared.ui import (
     method_key,
     plotly_config,
     source_chip,
-    table_height,
 )
-from pages._shared.walkthrough import panels_of, prose_excerpt_of
+from pages._shared.walkthrough import panels_of, prose_excerpt_of, resolver_columns
 
 st.set_page_config(layout="wide", page_title="Walkthrough · Arbiter",
                    page_icon=FAVICON)
@@ -185,16 +184,9 @@ else:
               help=tip("Selective answering", "Here: the selective variants that abstain."))
     r3.metric("DSNBF margin", "—" if answers.dsnbf_margin is None
               else f"{answers.dsnbf_margin:.2f}", help=tip("Posterior margin"))
-    st.dataframe(answers.table, hide_index=True, width="stretch",
-                 height=table_height(len(answers.table)), column_config={
-                     "label": st.column_config.TextColumn("resolver", width=230),
-                     "answer": f"answer (truth: {ask.gt_words})",
-                     "outcome": st.column_config.TextColumn("outcome", width=200),
-                     "confidence": st.column_config.ProgressColumn(
-                         "confidence", min_value=0.0, max_value=1.0, format="%.2f",
-                         width="small"),
-                     "margin": st.column_config.TextColumn("margin", width="small",
-                                                           help=tip("Posterior margin"))})
+    columns, sizes = resolver_columns(answers.table, ask.gt_words)  # every cell whole
+    st.dataframe(answers.table, hide_index=True, width="stretch", column_config=columns,
+                 **sizes)
     st.caption("Each resolver reads only the five atoms above (never the persona id or its "
                "difficulty) and answers with a confidence; +SKIP variants may abstain, and "
                "their answer before abstaining is shown. Then the answer is scored against the "

@@ -64,7 +64,8 @@ if split is None:  # an imported release without resolver results: its LLM answe
             "store), only the model answers imported with it.", icon=":material/database:")
     st.header("Imported model answers")
     imported_caption(imported.llm)
-    glue.show_table(imported.table, key="lb_dl_imported", what="Imported answers", fit=True)
+    glue.show_table(imported.table, key="lb_dl_imported", what="Imported answers", fit=True,
+                    whole=True)
     st.stop()
 st.caption(f"Accuracy of every resolver on the test split of {len(split.seeds)} seed(s): "
            f"{split.n_clusters:,} simulated people × 18 questions = {split.n_instances:,} "
@@ -101,6 +102,7 @@ def board() -> None:
     st.header("Forced accuracy")
     for col, h in zip(st.columns(4), v.headlines, strict=False):
         col.metric(h.short, f"{h.accuracy:.1f} %", border=True, delta_color="off", help=h.help,
+                   delta_arrow="off",  # the sign says it; the arrow cut the words at 1280 px
                    delta=None if h.delta_paper is None
                    else f"{h.delta_paper:+.1f} points vs the paper")
     key, shown = (path, stamp, v.methods), list(v.methods)
@@ -110,7 +112,7 @@ def board() -> None:
                "baseline. **Dawid–Skene** learns each source's confusion table *without any "
                "labels*: its gap to NBF and DSNBF is what the train labels buy. **Source "
                "Reachability** is told the ground truth: a ceiling, not a method.")
-    glue.show_table(v.forced, key="lb_dl_forced", what="Forced table", fit=True)
+    glue.show_table(v.forced, key="lb_dl_forced", what="Forced table", fit=True, whole=True)
     if v.llm is not None:
         imported_caption(v.llm)
 
@@ -119,7 +121,7 @@ def board() -> None:
                "abstain; selective accuracy counts only what it answers, averaged over seeds. "
                "Gain: points of accuracy over the same method "
                "answering everything.")
-    glue.show_table(v.selective, key="lb_dl_selective", what="Selective table")
+    glue.show_table(v.selective, key="lb_dl_selective", what="Selective table", whole=True)
     st.page_link("pages/4_Selective_QA.py", label="Move the thresholds: Selective QA",
                  icon=":material/tune:")
 
@@ -153,7 +155,8 @@ with ui.store_guard():
 # chart above table: side by side, the six-column table scrolled sideways at 1280-1440 px
 glue.show_chart("lb_sources", (path, stamp), lambda: figures.source_reliability_figure(
     sources.summary, title="All 18 questions"), file_name="source_reliability")
-glue.show_table(sources.table, key="lb_dl_reliability", what="Per (source, question)")
+glue.show_table(sources.table, key="lb_dl_reliability", what="Per (source, question)",
+                whole=True)
 
 
 @st.fragment
@@ -168,22 +171,20 @@ def confusion_panel() -> None:
     with ui.store_guard():
         c = glue.leaderboard_confusion(path, stamp, qid, source)
     st.markdown(f"**{c.qid} · {c.title}** — {c.text}")
-    glue.show_table(c.reliability, key="lb_dl_reliability_q", what="This question")
-    e1, e2 = st.columns(2)
-    with e1:
-        st.markdown(f"**Empirical:** what {c.source_label} said (columns) when the ground "
-                    "truth was each row — counts over the pooled test split; ⊥ = no atom.")
-        glue.show_table(c.empirical, key="lb_dl_confusion", what="Empirical table")
-    with e2:
-        if ui.url_toggle(P_LEARNED, "Show NBF's learned table", help=tip("Confusion table")):
-            with ui.store_guard():
-                learned = glue.leaderboard_learned(path, stamp, int(nbf_seed), qid, source)
-            st.markdown(f"**Learned (NBF, seed {nbf_seed}):** P(atom = column | truth = row). "
-                        "DSNBF's global table is the same; it adds one per difficulty class.")
-            glue.show_table(learned, key="lb_dl_learned", what="Learned table")
-        else:
-            st.caption("The learned table shows what NBF believes about this source — the "
-                       "reason it trusts or discounts the source's atom.")
+    glue.show_table(c.reliability, key="lb_dl_reliability_q", what="This question", whole=True)
+    # one above the other: side by side, each table's columns were cut at 1280-1440 px
+    st.markdown(f"**Empirical:** what {c.source_label} said (columns) when the ground "
+                "truth was each row — counts over the pooled test split; ⊥ = no atom.")
+    glue.show_table(c.empirical, key="lb_dl_confusion", what="Empirical table", whole=True)
+    if ui.url_toggle(P_LEARNED, "Show NBF's learned table", help=tip("Confusion table")):
+        with ui.store_guard():
+            learned = glue.leaderboard_learned(path, stamp, int(nbf_seed), qid, source)
+        st.markdown(f"**Learned (NBF, seed {nbf_seed}):** P(atom = column | truth = row). "
+                    "DSNBF's global table is the same; it adds one per difficulty class.")
+        glue.show_table(learned, key="lb_dl_learned", what="Learned table", whole=True)
+    else:
+        st.caption("The learned table shows what NBF believes about this source — the "
+                   "reason it trusts or discounts the source's atom.")
 
 
 confusion_panel()

@@ -116,7 +116,7 @@ def lab() -> None:
                       help="Change of the source's accuracy when it answers.")
         st.caption("Rank 1 is the best forced accuracy; Source Reachability is told the "
                    "ground truth and is not ranked.")
-    glue.show_table(v.board, key="lab_dl_board", what="Leaderboard", fit=True)
+    glue.show_table(v.board, key="lab_dl_board", what="Leaderboard", fit=True, whole=True)
 
     st.subheader("How each source's reliability moves", anchor=False)
     st.caption("Grey: nominal. Coloured: this setting. Accuracy is the share of a source's atoms "
@@ -124,7 +124,7 @@ def lab() -> None:
                "of its atoms that disagree with another source's.")
     glue.show_chart("lab_sources", setting, lambda: figures.source_shift_figure(
         v.frames["nominal_sources"], v.frames["sources"]), file_name=f"lab_sources_{v.seed}")
-    glue.show_table(v.sources, key="lab_dl_sources", what="Sources")
+    glue.show_table(v.sources, key="lab_dl_sources", what="Sources", whole=True)
 
     grid_box = st.expander(f"The 3 × 3 bias × dropout grid on seed {seed} (≈ 5 s, computed when "
                            "opened)", key="lab_grid_open", on_change="rerun",

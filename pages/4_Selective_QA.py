@@ -176,8 +176,12 @@ def panel() -> None:
 
     st.subheader("Per seed", anchor=False)
     table = view.per_seed[list(SEED_COLUMNS)]
-    show_number_table(table, formats={"theta": "{:.2f}", "theta_calibrated": "{:.2f}"},
-                      hide_index=True, width="stretch", labels=SEED_COLUMNS)
+    # θ is the slider's, the same on every row (the heading above states it): shown, its
+    # column pushed "forced %" out of sight at 1280 px; the download keeps it
+    shown = table.drop(columns="theta") if table["theta"].nunique() == 1 else table
+    show_number_table(shown, formats={"theta": "{:.2f}", "theta_calibrated": "{:.2f}"},
+                      hide_index=True, width="stretch",
+                      labels={k: v for k, v in SEED_COLUMNS.items() if k in shown})
     d1, d2 = st.columns(2)
     with d1:
         download_table(table, stem=f"selective_{method}_theta{theta:.2f}", key="sq_dl_seed",

@@ -57,7 +57,13 @@ from pages._shared.reliability import (
     RULE_NAMES,
     rule_frames,
 )
-from pages._shared.seed003 import download_row, reliability_view, score_panels, show_figure
+from pages._shared.seed003 import (
+    download_row,
+    reliability_view,
+    score_panels,
+    show_figure,
+    show_split_table,
+)
 from pages._shared.ui import FAVICON, glossary_help, glossary_link, num_columns
 
 st.set_page_config(layout="wide", page_title="Reliability · Arbiter",
@@ -200,8 +206,8 @@ def panel() -> None:
                      "calibration error, smooth ECE, Spiegelhalter z, ICE, …)"):
         scores = sv.all_scores  # a score with no value here (weighted data) shows "—", not None
         scores = scores.assign(**{c: "—" for c in scores.columns if scores[c].isna().all()})
-        st.dataframe(scores, hide_index=True, width="stretch",
-                     column_config=glossary_help(scores, num_columns(scores)))
+        show_split_table(scores, glossary_help(scores, num_columns(scores)),
+                         keep=list(scores.columns[:1]))  # every score in sight
         st.caption(" ".join(sv.score_notes) + " ICE is the mean |label − p|; its comparison "
                    "forecasts the rule's average confidence everywhere.")
     download_row(key="rel_dl_scores", stem=f"reliability_scores_{data}", frame=sv.download,

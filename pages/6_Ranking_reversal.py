@@ -59,6 +59,7 @@ from pages._shared.seed003 import (
     scenario_controls,
     scenario_params,
     show_figure,
+    show_split_table,
 )
 from pages._shared.ui import FAVICON, glossary_link, method_key, num_columns, table_height
 
@@ -313,8 +314,8 @@ st.caption("Every system gains under human judgement, but not equally: exact mat
 download_row(key="rr_dl_systems", stem="nq301_systems", frame=nq.systems, fig=afig,
              what="Systems")
 with st.expander(f"The 21 rule pairs ({pairs.construction})"):
-    st.dataframe(nq.pairs_shown, hide_index=True, width="stretch",
-                 column_config=num_columns(nq.pairs_shown, "%+.3f"))
+    show_split_table(nq.pairs_shown, num_columns(nq.pairs_shown, "%+.3f"),
+                     keep=["rule A", "rule B"])  # every column in sight
     st.caption(f"A reversal is predicted when (a + b)/2 lies between E[Z] = "
                f"{pairs.prevalence_z:.3f} and E[Y] = {pairs.prevalence_y:.3f}; gaps are "
                "R(B) − R(A) with question-cluster 95 % intervals. The answer-key paper does not "
@@ -322,7 +323,6 @@ with st.expander(f"The 21 rule pairs ({pairs.construction})"):
     download_row(key="rr_dl_pairs", stem="nq301_rule_pairs", frame=nq.pairs_shown, what="Pairs")
 with st.expander("Prevalence shift per system"):
     shift = nq.shift.rename(columns=SHIFT_TITLES)
-    st.dataframe(shift, hide_index=True, width="stretch",
-                 column_config=num_columns(shift, "%.3f"))
+    show_split_table(shift, num_columns(shift, "%.3f"), keep=["level"])
     download_row(key="rr_dl_shift", stem="nq301_prevalence_shift", frame=nq.shift,
                  what="Prevalence shift")

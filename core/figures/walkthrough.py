@@ -462,11 +462,22 @@ def atom_grid_status(gt_codes: np.ndarray, atoms: np.ndarray) -> np.ndarray:
                      ["na", "null", "agree"], "disagree")
 
 
-def _short(label: str, n: int = 17) -> str:
-    """``label`` in at most two lines of ``n`` characters (``<br>``), so a cell never clips."""
+#: Characters per line of an atom-grid cell: a cell is about 100 px wide at a 1280 px window.
+_CELL_CHARS = 17
+#: Lines a cell may take: the longest answer in words (47 characters) needs three.
+_CELL_LINES = 3
+#: Pixels per row of the atom grid: a line of 11 px text is 14.3 px high, plus the 3 px gap
+#: between rows and a little air.
+_ROW_BASE, _ROW_LINE = 3.5, 14.3
+
+
+def _short(label: str, n: int = _CELL_CHARS) -> str:
+    """``label`` in at most :data:`_CELL_LINES` lines of ``n`` characters (``<br>``), so a
+    cell never clips; the rows grow to the lines used (:func:`atom_grid_figure`)."""
     lines = textwrap.wrap(label.replace("_", " "), n) or [""]
-    if len(lines) > 2:
-        lines = [lines[0], textwrap.shorten(" ".join(lines[1:]), n, placeholder="…")]
+    if len(lines) > _CELL_LINES:
+        keep = _CELL_LINES - 1
+        lines = [*lines[:keep], textwrap.shorten(" ".join(lines[keep:]), n, placeholder="…")]
     return "<br>".join(lines)
 
 
@@ -475,7 +486,7 @@ def atom_grid_figure(
     atoms: np.ndarray,
     *,
     highlight: str | None = None,
-    height: int = 640,
+    height: int | None = None,
 ) -> go.Figure:
     """The 18 × 5 grid of direct-readout atoms μ* beside ground truth, as a coloured table.
 
@@ -487,7 +498,9 @@ def atom_grid_figure(
         μ* codes of the five sources, ``-1`` = no atom.
     highlight : str, optional
         Question id whose row gets a frame.
-    height : int, default=640
+    height : int, optional
+        Pixels; by default each row is as high as its tallest cell needs (two lines: 640 px
+        in all, three lines: about 915).
 
     Returns
     -------
@@ -548,6 +561,9 @@ def atom_grid_figure(
                              "y0": j - 0.5, "y1": j + 0.5,
                              "line": {"color": HUES["royal"], "width": 3},
                              "fillcolor": TRANSPARENT}]
+    if height is None:
+        lines = max(str(t).count("<br>") + 1 for t in text.ravel())
+        height = max(640, round(80 + nq * (_ROW_BASE + _ROW_LINE * lines)))
     layout.update(base_layout(height=height))
     layout["legend"] = {"orientation": "h", "yanchor": "top", "y": -0.01, "x": 0,
                         "font": {"size": 12}}

@@ -28,6 +28,7 @@ frame as an argument, and every cache is bounded (``max_entries``). Small frames
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -79,8 +80,9 @@ from core.testbed.config import DEFAULT_SEEDS, TestbedConfig
 from core.urlparams import NumberParam
 
 from .cache import cached_figure, cached_result, shared_cache
+from .records import TABLE_WIDTH, cell_text, fit_columns, text_px
 from .store import get_connection, load_store_info, public_message, store_guard, store_stamp
-from .ui import download_table, number_table, plotly_config, table_height
+from .ui import download_table, escape_markdown, number_table, plotly_config, table_height
 from .workers import Call, cached_calls, result_store
 
 __all__ = [
@@ -401,14 +403,42 @@ def _shown(table: Table) -> tuple[Table, tuple[pd.DataFrame, dict]]:
         table.shown, labels=table.labels, formats=table.formats)))
 
 
-def show_table(table: Table, *, key: str, what: str, fit: bool = False) -> None:
+def _as_text(frame: pd.DataFrame, config: dict) -> pd.DataFrame:
+    """``frame`` printed as the dataframe would print it (``config``'s titles and number
+    formats), as text made inert for ``st.table``, which renders its cells as markdown."""
+    out = {}
+    for col in frame.columns:
+        cfg = config.get(col) or {}
+        fmt = (cfg.get("type_config") or {}).get("format")
+        out[escape_markdown(cfg.get("label") or str(col))] = [
+            escape_markdown(cell_text(v, fmt)) for v in frame[col]]
+    index = pd.Index([escape_markdown(v) for v in frame.index],
+                     name=escape_markdown(frame.index.name) if frame.index.name else None)
+    return pd.DataFrame(out, index=index)
+
+
+def show_table(table: Table, *, key: str, what: str, fit: bool = False,
+               whole: bool = False) -> None:
     """``st.dataframe`` of a view's table (formats cached with it) and its two downloads.
 
-    ``fit=True`` sizes the frame to show every row without scrolling.
+    ``fit=True`` sizes the frame to show every row without scrolling; ``whole=True`` gives
+    every column the width of its title and widest cell (:func:`.records.fit_columns`), so
+    no name is cut where the browser's own sizing would cut it; a matrix (a table with an
+    index) too wide for the main column at 1280 px is drawn as an HTML table instead, whose
+    titles wrap.
     """
     held, (shown, config) = _shown(table)
     if held is not table:  # cannot happen (see _shown); recompute rather than show another
         shown, config = number_table(table.shown, labels=table.labels, formats=table.formats)
+    if whole:
+        config = fit_columns(shown, config)
+        index = (math.ceil(max(text_px(v) for v in [shown.index.name or "", *shown.index]))
+                 + 17) if table.index else 0
+        if table.index and index + sum(c["width"] for c in config.values()) > TABLE_WIDTH:
+            # a matrix whose titles are long answers: an HTML table wraps them
+            st.table(_as_text(shown, config))
+            download_table(table.full, stem=table.stem, key=key, what=what)
+            return
     st.dataframe(shown, column_config=config, hide_index=not table.index, width="stretch",
                  height=table_height(len(shown)) if fit else "auto")
     download_table(table.full, stem=table.stem, key=key, what=what)

@@ -16,6 +16,8 @@ table; either way one plain-text error line says why.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -58,7 +60,8 @@ from core.fusion.views import (
 from core.urlparams import ChoiceParam, FlagParam, NumberParam
 
 from .cache import shared_cache
-from .ui import escape_markdown
+from .records import TABLE_WIDTH, WRAP_ROW, fit_columns, text_px
+from .ui import escape_markdown, number_table, table_height
 from .uploads import keep_last_good
 
 __all__ = ["DATA", "LABELS", "LEARNED", "METHOD_NAMES", "PARAMS", "P_CASE", "P_COV",
@@ -67,7 +70,7 @@ __all__ = ["DATA", "LABELS", "LEARNED", "METHOD_NAMES", "PARAMS", "P_CASE", "P_C
            "Chosen", "board_of", "choose_upload", "contradicted_of", "copies_of",
            "example_csv", "fit_of", "item_claims_of", "labels_of", "pairs_of",
            "predictions_of", "reliability_of", "sources_of", "what_if_items_of", "what_if_of",
-           "why_of"]
+           "whole_table", "why_of"]
 
 #: Data choice → its short name on the page (the built-in sets, then an upload).
 DATA = {"flight": "Flight", "flight_all": "Flight, whole day", "mozafari": "Crowd, 0/1 labels",
@@ -283,3 +286,91 @@ def _last_table() -> Chosen | None:
         st.session_state.pop("yd_upload__table", None)
         return None
     return Chosen(key=last[0], name=last[1])
+
+
+def _shrink(widths: dict[str, int], floors: dict[str, int], excess: int) -> dict[str, int]:
+    """``widths`` less ``excess`` px in all, each column giving in proportion to what it
+    has above its floor, none below it."""
+    room = {c: max(widths[c] - floors[c], 0) for c in widths}
+    total = sum(room.values())
+    if total <= 0 or excess <= 0:
+        return dict(widths)
+    take = min(excess, total)
+    return {c: widths[c] - math.ceil(take * room[c] / total) for c in widths}
+
+
+#: Lines a wrapped row may grow to (a row of 17 px lines and 15 px of padding).
+_MAX_LINES = 5
+
+
+def _lines(text: str, width: float) -> int:
+    """Lines ``text`` takes when wrapped between words into ``width`` px (a word wider than
+    that breaks)."""
+    lines, used, space = 1, 0.0, text_px(" ")
+    for word in text.split():
+        w = text_px(word)
+        if used and used + space + w > width:
+            lines, used = lines + 1, 0.0
+        if w > width:
+            lines += math.ceil(w / width) - 1
+            used = w % width
+        else:
+            used += (space if used else 0.0) + w
+    return lines
+
+
+def _in_proportion(widths: dict[str, int], floors: dict[str, int], room: int
+                   ) -> dict[str, int]:
+    """``room`` px shared in proportion to ``widths`` (so each column's text takes about as
+    many lines as the others'), none below its floor."""
+    share: dict[str, int] = {}
+    free = dict(widths)
+    while free:
+        scale = (room - sum(share.values())) / sum(free.values())
+        low = [c for c in free if free[c] * scale < floors[c]]
+        if not low:
+            share.update({c: max(floors[c], math.floor(w * scale)) for c, w in free.items()})
+            break
+        for c in low:
+            share[c] = floors[c]
+            del free[c]
+    return {c: share[c] for c in widths}
+
+
+def whole_table(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None,
+                default: str = "{:.1f}", formats: Mapping[str, str] | None = None,
+                wrap: Sequence[str] = (), rows: int | None = None) -> None:
+    """``st.dataframe`` of ``frame`` (floats printed as :func:`.ui.number_table` prints them,
+    ``labels`` as column titles) with every cell whole at a 1280 px window.
+
+    Every column is as wide as its title and widest cell (:func:`.records.fit_columns`).
+    When the widths add up to more than :data:`.records.TABLE_WIDTH` (a list of copying
+    sites, a question, a long web address), the ``wrap`` columns narrow until they fit and
+    their text wraps, in rows of at least :data:`.records.WRAP_ROW` px (three lines; up to
+    five when a column's text needs them): down to their
+    longest word and to what three lines hold, if that is enough (lines break between
+    words), else in proportion to their widths (each takes about as many lines), none
+    narrower than its title.
+    ``rows``: the rows shown without scrolling (default all).
+    """
+    shown, config = number_table(frame, formats=formats, default=default, labels=labels)
+    widths = fit_columns(shown, config)
+    n = len(shown) if rows is None else min(len(shown), rows)
+    sizes: dict = {"height": table_height(n)}
+    wrap = [c for c in wrap if c in widths]
+    excess = sum(c["width"] for c in widths.values()) - TABLE_WIDTH
+    if wrap and excess > 0:
+        have = {c: widths[c]["width"] for c in wrap}
+        title = {c: math.ceil(text_px(widths[c].get("label") or c)) + 17 for c in wrap}
+        word = {c: max([title[c]] + [math.ceil(text_px(w)) + 17 for v in shown[c]
+                                     for w in str(v).split()]) for c in wrap}
+        # three lines of a row hold about 2.6 lines' worth of text, as lines break at words
+        floor = {c: max(word[c], math.ceil((have[c] - 17) / 2.6) + 17) for c in wrap}
+        share = _shrink(have, floor, excess)
+        if sum(have.values()) - sum(share.values()) < excess:  # words must break too
+            share = _in_proportion(have, title, sum(have.values()) - excess)
+        widths = fit_columns(shown, config, wrap=share)
+        lines = max(_lines(str(v), share[c] - 17) for c in wrap for v in shown[c])
+        row = max(WRAP_ROW, 15 + 17 * min(lines, _MAX_LINES))
+        sizes = {"row_height": row, "height": 38 + row * n + 2}
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=widths, **sizes)

@@ -66,6 +66,7 @@ from core.urlparams import NumberParam
 
 from .cache import shared_cache
 from .params import url_slider
+from .records import EXPANDER_TABLE_WIDTH, fit_columns
 from .store import get_connection, public_message, store_guard
 from .ui import csv_bytes, parquet_bytes, plotly_config
 from .uploads import keep_last_good
@@ -103,6 +104,7 @@ __all__ = [
     "score_panels",
     "score_table",
     "show_figure",
+    "show_split_table",
     "smooth_consistency_band",
 ]
 
@@ -558,3 +560,26 @@ def _html_of(fig: go.Figure) -> Callable[[], bytes]:
 def show_figure(fig: go.Figure, *, key: str, stem: str, alt: str | None = None) -> None:
     """``st.plotly_chart`` with a stable key and PNG export named ``<stem>.png``."""
     st.plotly_chart(fig, key=key, config=plotly_config(_stem(stem)), alt=alt)
+
+
+def show_split_table(frame: pd.DataFrame, config: Mapping, *, keep: Sequence[str],
+                     width: int = EXPANDER_TABLE_WIDTH, **kwargs) -> None:
+    """``st.dataframe`` of ``frame`` (``config``: its ``column_config``) as one table if it
+    fits ``width`` px, else as tables one above the other, each with the ``keep`` columns
+    first and as many of the others as fit: a wide table of scores shows every column
+    without scrolling sideways (``kwargs`` go to every ``st.dataframe``)."""
+    widths = fit_columns(frame, config)
+    key_px = sum(widths[c]["width"] for c in keep)
+    rest = [c for c in frame.columns if c not in keep]
+    groups: list[list[str]] = [[]]
+    used = key_px
+    for col in rest:  # in order: a new table when the next column would not fit
+        if groups[-1] and used + widths[col]["width"] > width:
+            groups.append([])
+            used = key_px
+        groups[-1].append(col)
+        used += widths[col]["width"]
+    for group in groups:
+        cols = [*keep, *group]
+        st.dataframe(frame[cols], hide_index=True, width="stretch",
+                     column_config={c: widths[c] for c in cols}, **kwargs)

@@ -8,6 +8,11 @@ same instance computes each panel once; a rerun only reads the cached objects.
 
 from __future__ import annotations
 
+import math
+
+import pandas as pd
+import streamlit as st
+
 from core.evaluation.walkthrough.answers import (
     QuestionPanel,
     ResolverPanel,
@@ -17,6 +22,7 @@ from core.evaluation.walkthrough.answers import (
 from core.evaluation.walkthrough.funnel import ProtocolPanel, protocol_panel
 from core.evaluation.walkthrough.menu import SeedIndex, seed_index
 from core.evaluation.walkthrough.persona import PersonaPanel, persona_panel
+from core.glossary import tip
 from core.prose.views import ProseSection
 from core.testbed.questions import QIDS, SOURCES
 
@@ -24,10 +30,13 @@ from .cache import shared_cache
 from .evaluation import load_persona_predictions
 from .params import Choice, default_choice
 from .prose import excerpt_of
+from .records import TABLE_WIDTH, WRAP_ROW, text_px
 from .store import load_persona, load_personas, load_selection_pool
+from .ui import table_height
 
 __all__ = ["panels_of", "persona_panel_of", "prose_excerpt_of", "protocol_pick",
-           "protocol_panel_of", "question_panel_of", "resolver_panel_of", "seed_index_of"]
+           "protocol_panel_of", "question_panel_of", "resolver_columns", "resolver_panel_of",
+           "seed_index_of"]
 
 #: Panels kept per kind (one per persona, or per persona and question).
 PANEL_ENTRIES = 128
@@ -97,3 +106,55 @@ def prose_excerpt_of(path: str, stamp: int, seed: int, persona_id: str, qid: str
         return excerpt_of(path, stamp, int(seed), str(persona_id), qid, tuple(SOURCES))
     except ValueError:
         return ()
+
+
+#: Glyphs of the resolver table that :func:`.records.text_px` counts as its widest (12.6 px),
+#: as Chromium draws them in the table's font (14 px Source Sans).
+_TABLE_GLYPHS = {"≡": 7.0, "○": 8.4, "⊥": 12.2}
+#: Fixed columns of the resolver table (px): the confidence bar with its number, the margin.
+_CONFIDENCE_PX, _MARGIN_PX = 95, 60
+#: The resolver column's width when its names wrap (two lines of "Majority Vote (≡ ArgRAG
+#: equal-weight)").
+_WRAPPED_RESOLVER_PX = 150
+
+
+def _cell_px(text: str) -> int:
+    """A cell's width (px) that shows ``text`` whole: the text, 8 px of padding a side and
+    the border."""
+    width = sum(_TABLE_GLYPHS.get(ch) or text_px(ch) for ch in str(text))
+    return math.ceil(width) + 17
+
+
+def resolver_columns(table: pd.DataFrame, gt_words: str) -> tuple[dict, dict]:
+    """``column_config`` and the other ``st.dataframe`` settings (``height``, and
+    ``row_height`` when names wrap) that show the resolver table whole at a 1280 px window.
+
+    Every column is as wide as its title and widest cell, within
+    :data:`.records.TABLE_WIDTH`. A title ``answer (truth: …)`` that does not fit beside the
+    others becomes ``answer``, with the ground truth in its hover help (the truth is stated
+    above the table too); answers too wide even then (such as "incidental movement 70 % or
+    more of the time" beside "○ abstains (would be right)") make the resolver names wrap on
+    two lines, in taller rows.
+    """
+    title = f"answer (truth: {gt_words})"
+    resolver = max(_cell_px(t) for t in ["resolver", *table["label"]])
+    outcome = max(_cell_px(t) for t in ["outcome", *table["outcome"]])
+    answer = max(_cell_px(t) for t in ["answer", *table["answer"]])
+    fixed = outcome + _CONFIDENCE_PX + _MARGIN_PX
+    settings: dict = {"height": table_height(len(table))}
+    if resolver + answer + fixed > TABLE_WIDTH:
+        resolver = _WRAPPED_RESOLVER_PX
+        settings = {"row_height": WRAP_ROW, "height": 38 + WRAP_ROW * len(table) + 2}
+    answer = TABLE_WIDTH - resolver - fixed
+    fits = _cell_px(title) <= answer
+    return {
+        "label": st.column_config.TextColumn("resolver", width=resolver),
+        "answer": st.column_config.TextColumn(
+            title if fits else "answer", width=answer,
+            help=None if fits else f"The ground truth here is “{gt_words}”."),
+        "outcome": st.column_config.TextColumn("outcome", width=outcome),
+        "confidence": st.column_config.ProgressColumn(
+            "confidence", min_value=0.0, max_value=1.0, format="%.2f", width=_CONFIDENCE_PX),
+        "margin": st.column_config.TextColumn("margin", width=_MARGIN_PX,
+                                              help=tip("Posterior margin")),
+    }, settings
