@@ -44,14 +44,21 @@ def views(small_store):
         con.close()
 
 
-def test_every_stop_renders_with_its_words_figure_and_link(app_env, views):
+def test_every_stop_renders_with_its_words_figure_link_and_readable_words(app_env, views):
+    """Every stop, its answer revealed: the words, the chart, the link, and the vocabulary
+    rule of ``tests/test_vocabulary.py`` (the page's default view alone is covered there)."""
     at = _open()
     assert not at.exception, at.exception
     assert at.selectbox(key="stop").value == ORDER[0]
+    unreadable = {}
     for number, s in enumerate(STOPS, start=1):
         if number > 1:
             at.selectbox(key="stop").set_value(s.key).run()
+        at.toggle(key=f"tour_reveal_{s.key}").set_value(True).run()
         assert not at.exception, (s.key, at.exception)
+        issues = problems(shown(at._tree))
+        if issues:
+            unreadable[s.key] = issues
         text = _texts(at)
         assert f"Stop {number} of {len(STOPS)}: {s.title}" in text
         assert plain(s.question) in text and plain(s.remedy) in text
@@ -63,6 +70,7 @@ def test_every_stop_renders_with_its_words_figure_and_link(app_env, views):
         assert links[0].page.removeprefix("/") == page_record(s.page).url_path, s.key
         assert parse_qs(links[0].query_string) == {k: [v] for k, v in view.link}, s.key
         assert at.query_params.get("stop", ORDER[0]) in (s.key, [s.key])
+    assert not unreadable, "\n".join(f"{k}: {'; '.join(v)}" for k, v in unreadable.items())
 
 
 def test_next_and_previous_walk_the_stops_and_keep_the_url(app_env):
@@ -108,17 +116,3 @@ def test_the_index_lists_every_stop_and_both_handouts_are_offered(app_env):
     labels = [e.proto.label for e in at.get("download_button")]
     assert labels == ["Students' hand-out (HTML)", "Teacher's copy (HTML)"]
 
-
-def test_every_stop_with_its_answer_shown_uses_words_a_student_can_read(app_env):
-    """The vocabulary rule of ``tests/test_vocabulary.py`` on every stop, answer revealed
-    (the page's default view alone is covered there)."""
-    at = _open()
-    found = {}
-    for s in STOPS:
-        at.selectbox(key="stop").set_value(s.key).run()
-        at.toggle(key=f"tour_reveal_{s.key}").set_value(True).run()
-        assert not at.exception, (s.key, at.exception)
-        issues = problems(shown(at._tree))
-        if issues:
-            found[s.key] = issues
-    assert not found, "\n".join(f"{k}: {'; '.join(v)}" for k, v in found.items())
