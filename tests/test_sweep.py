@@ -249,7 +249,7 @@ def test_a_failing_cell_is_recorded_and_the_sweep_goes_on(tmp_path, reference):
     assert row["error"] == "RuntimeError: no cell for bias 2.0"  # one line
     assert failing[0].cell_id not in set(res.table["cell_id"])
     pd.testing.assert_frame_equal(res.table, want[want["cell_id"] != failing[0].cell_id]
-                                  .reset_index(drop=True), check_exact=True)
+                                  .reset_index(drop=True), rtol=1e-12, atol=1e-12)
     assert [(p.done, p.total, p.skipped) for p in seen] == [(i, 8, 0) for i in range(1, 9)]
     assert seen[-1].failed == 1 and seen[-1].rate > 0 and seen[-1].eta == 0
     assert seen[0].line().startswith("1/8 cells · ") and seen[0].line().endswith(" s")
@@ -261,7 +261,7 @@ def test_a_failing_cell_is_recorded_and_the_sweep_goes_on(tmp_path, reference):
     con.close()
     again = run_sweep(grid, workers=1, store=db)
     assert again.computed == res.failed and len(again.skipped) == 7 and not again.failed
-    pd.testing.assert_frame_equal(again.table, want, check_exact=True)
+    pd.testing.assert_frame_equal(again.table, want, rtol=1e-12, atol=1e-12)
 
 
 def test_a_driver_stopped_mid_sweep_resumes_with_only_the_missing_cells(tmp_path, reference):
@@ -278,7 +278,7 @@ def test_a_driver_stopped_mid_sweep_resumes_with_only_the_missing_cells(tmp_path
     res = run_sweep(grid, workers=1, store=db)
     assert res.skipped == tuple(c.cell_id for c in cells[:3])
     assert res.computed == tuple(c.cell_id for c in cells[3:])
-    pd.testing.assert_frame_equal(res.table, want, check_exact=True)
+    pd.testing.assert_frame_equal(res.table, want, rtol=1e-12, atol=1e-12)
     assert list(res.table.columns) == list(TABLE_COLUMNS)
     con = duckdb.connect(str(db))
     sweeps = list_sweeps(con)
@@ -295,7 +295,7 @@ def test_local_processes_equal_one_process_even_when_a_worker_dies(tmp_path, ref
     res = run_sweep(grid, workers=2, cell_fn=functools.partial(exit_once, marker=str(marker)))
     assert marker.exists()  # a worker died, the pool was restarted, every cell finished
     assert not res.failed and res.executor == "local" and res.workers == 2
-    pd.testing.assert_frame_equal(res.table, want, check_exact=True)
+    pd.testing.assert_frame_equal(res.table, want, rtol=1e-12, atol=1e-12)
 
 
 def always_exit(cell: Cell) -> pd.DataFrame:
@@ -428,13 +428,13 @@ def test_the_robustness_grids_on_the_engine_equal_the_direct_protocols():
     got = P.perturbation_from_table(table(P.perturbation_sweep(base)))
     want = perturbation_grid(base)
     for key in ("table", "mean", "tau"):
-        pd.testing.assert_frame_equal(got[key], want[key], check_exact=True, obj=key)
+        pd.testing.assert_frame_equal(got[key], want[key], rtol=1e-12, atol=1e-12, obj=key)
     assert [got[k] for k in ("tau_mean", "dsnbf_wins", "cells")] == [
         want[k] for k in ("tau_mean", "dsnbf_wins", "cells")]
     pd.testing.assert_frame_equal(P.noise_from_table(table(P.noise_sweep(base))),
-                                  noise_curve(runs), check_exact=True)
+                                  noise_curve(runs), rtol=1e-12, atol=1e-12)
     pd.testing.assert_frame_equal(
         P.train_size_from_table(table(P.train_size_sweep(base, sizes=(3, 6), repeats=2))),
-        train_size_curve(tb, sizes=(3, 6), repeats=2), check_exact=True)
+        train_size_curve(tb, sizes=(3, 6), repeats=2), rtol=1e-12, atol=1e-12)
     pd.testing.assert_frame_equal(P.transfer_from_table(table(P.transfer_sweep(base))),
-                                  transfer(runs, base), check_exact=True)
+                                  transfer(runs, base), rtol=1e-12, atol=1e-12)

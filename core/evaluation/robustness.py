@@ -35,8 +35,8 @@ from .metrics import forced_accuracy
 from .paper import GRID_METHODS
 from .run import SeedRun, run_seed
 
-__all__ = ["SCALES", "flip_atoms", "noise_curve", "perturbation_grid", "train_size_curve",
-           "transfer"]
+__all__ = ["SCALES", "flip_atoms", "noise_curve", "perturbation_grid", "summarise_grid",
+           "train_size_curve", "transfer"]
 
 SCALES = (0.5, 1.0, 2.0)
 _RIVALS = ("nbf", "abf", "bcf", "majority_vote", "ssb_global")
@@ -82,13 +82,23 @@ def perturbation_grid(base: TestbedConfig, *, scales: Sequence[float] = SCALES,
     """
     tasks = [(base, b, d, tuple(methods)) for b, d in itertools.product(scales, scales)]
     rows = [row for cell in _map(_grid_cell, tasks, workers) for row in cell]
-    table = pd.DataFrame(rows)
+    return summarise_grid(pd.DataFrame(rows), methods)
+
+
+def summarise_grid(table: pd.DataFrame, methods: Sequence[str]) -> dict:
+    """The perturbation grid's reductions of its long ``table`` (bias, dropout, seed, method,
+    accuracy %), rows in variant, seed, method order: ``mean`` (variant × method, mean over
+    seeds), ``tau`` (Kendall τ of the method accuracies between every pair of variants, per
+    seed), ``tau_mean``, and ``dsnbf_wins`` of ``cells`` (DSNBF above every rival present).
+    Seed 000 §12.2 (the 3 × 3 perturbation grid). Shared with :mod:`core.sweep.protocols`.
+    """
+    methods = list(methods)
     mean = table.pivot_table(index=["bias", "dropout"], columns="method", values="accuracy",
-                             aggfunc="mean")[list(methods)].reset_index()
+                             aggfunc="mean")[methods].reset_index()
     taus, wins, cells = [], 0, 0
     for seed, g in table.groupby("seed"):
         acc = g.pivot_table(index=["bias", "dropout"], columns="method",
-                            values="accuracy")[list(methods)]
+                            values="accuracy")[methods]
         for (i, a), (j, c) in itertools.combinations(enumerate(acc.to_numpy()), 2):
             taus.append({"seed": seed, "a": acc.index[i], "b": acc.index[j],
                          "tau": float(kendalltau(a, c).statistic)})

@@ -20,15 +20,13 @@ direct call), so ``reproduce`` can run its grids on any executor of the engine:
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau
 
 from ..evaluation.paper import GRID_METHODS
-from ..evaluation.robustness import SCALES
+from ..evaluation.robustness import SCALES, summarise_grid
 from ..testbed.config import TestbedConfig
 from .grid import Grid, parse_grid
 
@@ -95,24 +93,7 @@ def perturbation_from_table(table: pd.DataFrame, *, methods: Sequence[str] = GRI
                           "seed": t["seed"].to_numpy(np.int64),
                           "method": list(t["method"]),
                           "accuracy": t["forced_accuracy"].to_numpy(float)})
-    mean = table.pivot_table(index=["bias", "dropout"], columns="method", values="accuracy",
-                             aggfunc="mean")[methods].reset_index()
-    taus, wins, cells = [], 0, 0
-    for seed, g in table.groupby("seed"):
-        acc = g.pivot_table(index=["bias", "dropout"], columns="method",
-                            values="accuracy")[methods]
-        for (i, a), (j, c) in itertools.combinations(enumerate(acc.to_numpy()), 2):
-            taus.append({"seed": seed, "a": acc.index[i], "b": acc.index[j],
-                         "tau": float(kendalltau(a, c).statistic)})
-        if "dsnbf" in methods:
-            rivals = [r for r in _RIVALS if r in methods]
-            for _, row in acc.iterrows():
-                cells += 1
-                wins += bool(all(row["dsnbf"] > row[r] for r in rivals))
-    tau = pd.DataFrame(taus)
-    return {"table": table, "mean": mean, "tau": tau,
-            "tau_mean": float(tau["tau"].mean()) if len(tau) else float("nan"),
-            "dsnbf_wins": wins, "cells": cells}
+    return summarise_grid(table, methods)
 
 
 def noise_sweep(config: TestbedConfig, *, eps: Sequence[float] = NOISE_EPS,

@@ -80,9 +80,9 @@ from core.testbed.config import DEFAULT_SEEDS, TestbedConfig
 from core.urlparams import NumberParam
 
 from .cache import cached_figure, cached_result, shared_cache
-from .records import TABLE_WIDTH, cell_text, fit_columns, text_px
 from .store import get_connection, load_store_info, public_message, store_guard, store_stamp
 from .ui import download_table, escape_markdown, number_table, plotly_config, table_height
+from .widths import TABLE_WIDTH, cell_text, fit_columns, text_px
 from .workers import Call, cached_calls, result_store
 
 __all__ = [

@@ -60,9 +60,9 @@ from core.fusion.views import (
 from core.urlparams import ChoiceParam, FlagParam, NumberParam
 
 from .cache import shared_cache
-from .records import TABLE_WIDTH, WRAP_ROW, fit_columns, text_px
 from .ui import escape_markdown, number_table, table_height
 from .uploads import keep_last_good
+from .widths import TABLE_WIDTH, WRAP_ROW, fit_columns, text_px
 
 __all__ = ["DATA", "LABELS", "LEARNED", "METHOD_NAMES", "PARAMS", "P_CASE", "P_COV",
            "P_LABEL", "P_LEARNED", "P_METHODS", "P_MINUTES", "P_NUMERIC", "P_PAIR", "P_REL",

@@ -38,6 +38,7 @@ MODULES: tuple[str, ...] = (
     "plotly.graph_objects", "plotly.subplots", "streamlit",
     *_core_modules(),
     "pages._shared.cache", "pages._shared.params", "pages._shared.ui", "pages._shared.uploads",
+    "pages._shared.widths",
     "pages._shared.store",
     "pages._shared.workers", "pages._shared.evaluation", "pages._shared.seed003",
     "pages._shared.pilot", "pages._shared.reversal", "pages._shared.reliability",

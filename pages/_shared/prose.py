@@ -42,9 +42,9 @@ from core.prose.views import (
 from core.testbed.questions import SOURCE_SHORT, SOURCES
 
 from .cache import shared_cache
-from .records import TABLE_WIDTH, WRAP_ROW
 from .store import get_connection
 from .ui import download_table, table_height
+from .widths import TABLE_WIDTH, WRAP_ROW
 
 __all__ = ["GRID_INDEX", "MARK_CLASS", "WORDING_RATE", "atom_grid", "excerpt_of",
            "factorial_of", "faithfulness_of", "grid_columns", "load_mixed_fit", "noise_of",

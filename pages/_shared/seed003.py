@@ -66,10 +66,10 @@ from core.urlparams import NumberParam
 
 from .cache import shared_cache
 from .params import url_slider
-from .records import EXPANDER_TABLE_WIDTH, fit_columns
 from .store import get_connection, public_message, store_guard
 from .ui import csv_bytes, parquet_bytes, plotly_config
 from .uploads import keep_last_good
+from .widths import EXPANDER_TABLE_WIDTH, fit_columns
 from .workers import Call, cached_calls, result_store, worker_count
 
 __all__ = [

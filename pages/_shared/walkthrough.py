@@ -30,9 +30,9 @@ from .cache import shared_cache
 from .evaluation import load_persona_predictions
 from .params import Choice, default_choice
 from .prose import excerpt_of
-from .records import TABLE_WIDTH, WRAP_ROW, text_px
 from .store import load_persona, load_personas, load_selection_pool
 from .ui import table_height
+from .widths import TABLE_WIDTH, WRAP_ROW, text_px
 
 __all__ = ["panels_of", "persona_panel_of", "prose_excerpt_of", "protocol_pick",
            "protocol_panel_of", "question_panel_of", "resolver_columns", "resolver_panel_of",
