@@ -390,13 +390,10 @@ def _cmd_evaluate(args) -> int:
 
 
 def _cmd_reproduce(args) -> int:
+    import contextlib
     import importlib.util
-    import tempfile
 
-    from .build import build_store
-    from .evaluation.reproduce import reproduce
-    from .store import connect, load_testbed
-    from .sweep.cli import DASK_PIN
+    from .sweep.executors import make_executor  # light: no pandas, no core.sweep.cell yet
     from .testbed.config import TestbedConfig
 
     if args.executor == "dask" and not args.scheduler:
@@ -404,25 +401,30 @@ def _cmd_reproduce(args) -> int:
     if args.scheduler and args.executor != "dask":
         raise UsageError("--scheduler applies only to --executor dask")
     if args.executor != "local" and importlib.util.find_spec("distributed") is None:
+        from .sweep.cli import DASK_PIN
+
         raise UsageError(f"--executor {args.executor} needs Dask: pip install '{DASK_PIN}'")
     t0 = time.perf_counter()
     config = TestbedConfig()
-
-    def load():  # run by reproduce, beside the robustness cells on the engine
-        with tempfile.TemporaryDirectory() as d:
-            path = Path(d) / "reproduce.duckdb"
-            build_store(path, config)
-            con = connect(path)
-            try:
-                return load_testbed(con)
-            finally:
-                con.close()
-
+    # The grids' workers start first, so they import core while this process imports the
+    # evaluation modules (about 2 s each, on the two cores at once).
+    ex = (make_executor(args.executor, workers=args.workers, scheduler=args.scheduler)
+          if not args.no_robustness else contextlib.nullcontext())
     try:
-        res = reproduce(load, config, n_boot=args.bootstrap, robustness=not args.no_robustness,
-                        workers=args.workers, executor=args.executor,
-                        scheduler=args.scheduler,
-                        progress=lambda m: print(f"... {m}", file=sys.stderr))
+        with ex:
+            from .evaluation.reproduce import reproduce
+            from .testbed.generate import generate
+
+            def load():  # run by reproduce, beside the robustness cells on the engine
+                # The testbed in memory: a store's round trip restores every array exactly
+                # (tests/test_store.py); building one (prose, fusion tables) took 15 s of
+                # the driver's CPU that the grids' workers needed.
+                return generate(config)
+
+            res = reproduce(load, config, n_boot=args.bootstrap,
+                            robustness=not args.no_robustness,
+                            workers=args.workers, executor=None if args.no_robustness else ex,
+                            progress=lambda m: print(f"... {m}", file=sys.stderr))
     except OSError as exc:  # a Dask scheduler that cannot be reached
         raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
     titles = {
@@ -1062,8 +1064,7 @@ def _add_records_parser(sub, *, json_help: str, boot, boot_help: str) -> None:
     common.add_argument("--json", type=_json_out, help=json_help)
     track_help = ("items: answers to the 43 items (M1-M8); disclosure: release decisions "
                   "(M9-M11); writeback: recorded updates (M12-M13) (default %(default)s)")
-    rec = sub.add_parser("records", help="seed 002: one person's records (check, items, "
-                         "render, read, score, plan)")
+    rec = sub.add_parser("records", help=HEAVY_HELP["records"])
     rsub = rec.add_subparsers(dest="records_command", parser_class=_Parser, required=True)
     rc = rsub.add_parser("check", parents=[common],
                          help="the world and completeness checks (exit 1 if any fails)")
@@ -1216,7 +1217,7 @@ def _add_llm_parser(sub, *, json_help: str) -> None:
                         help="write extracted_atoms/ or method_outputs/ files here")
     common.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     common.add_argument("--json", type=_json_out, help=json_help)
-    llm = sub.add_parser("llm", help="optional live LLM extraction and answering (seed 000)")
+    llm = sub.add_parser("llm", help=HEAVY_HELP["llm"])
     lsub = llm.add_subparsers(dest="llm_command", parser_class=_Parser, required=True)
     ex = lsub.add_parser("extract", parents=[common],
                          help="NL memory -> atoms per (question, source)")
@@ -1361,19 +1362,24 @@ def _cmd_noise_table(args) -> int:
 
 
 def _add_decompose_parser(sub, *, json_help: str, boot, boot_help: str) -> None:
-    from .evaluation.run import FORCED_METHODS
-    from .store import DEFAULT_DB
+    from .paths import DEFAULT_DB
 
+    def methods():
+        from .evaluation.run import FORCED_METHODS
+
+        return FORCED_METHODS
+
+    FORCED_METHODS = _LazyChoices(methods)  # noqa: N806  (the imported constant's name)
     d = sub.add_parser("decompose", help="the resolver x input 2 x 2 (seed 000 §4.2)")
     d.add_argument("--db", type=_store_to_read, default=str(DEFAULT_DB),
                    help="existing store, opened read-only (default %(default)s)")
     d.add_argument("--fit-db", type=_store_to_read,
                    help="fit and calibrate on this store's train and calibration personas "
                         "(same seeds) instead of --db's, e.g. for a release of test personas")
-    d.add_argument("--a", choices=FORCED_METHODS, default="dsnbf",
-                   help="resolver A, the one under study (default %(default)s)")
+    d.add_argument("--a", choices=FORCED_METHODS, default="dsnbf", metavar="METHOD",
+                   help="resolver A, the one under study: %(choices)s (default %(default)s)")
     arm = d.add_mutually_exclusive_group()
-    arm.add_argument("--b", choices=FORCED_METHODS, default="majority_vote",
+    arm.add_argument("--b", choices=FORCED_METHODS, default="majority_vote", metavar="METHOD",
                      help="resolver B, the comparator (default %(default)s)")
     arm.add_argument("--model", help="B = an imported model's answers on the atom grid "
                                      "(variants oracle and extracted, e.g. struct_llm)")
@@ -1601,8 +1607,7 @@ def _cmd_tour(args: argparse.Namespace) -> int:
 def _add_tour_parser(sub, *, json_help: str) -> None:
     from .tour import ORDER
 
-    t = sub.add_parser("tour", help="the guided tour: every stop's check, and an HTML hand-out "
-                                    "(issue 22)")
+    t = sub.add_parser("tour", help=HEAVY_HELP["tour"])
     t.add_argument("--html", type=_json_out, metavar="OUT",
                    help="write the tour as one self-contained HTML file here")
     t.add_argument("--teacher", action="store_true",
@@ -1624,7 +1629,7 @@ def _add_fuse_parser(sub, *, json_help: str) -> None:
 
     caps = Caps()
     f = sub.add_parser(
-        "fuse", help="any claims table (or a built-in set) through every resolver (issue 21)",
+        "fuse", help=HEAVY_HELP["fuse"],
         description="Read a claims table (CSV or Parquet, long or wide; docs/fusion.md) or a "
                     "built-in set (" + ", ".join(b.key for b in BUILTIN_SETS) + "), run the "
                     "resolvers and print the board: accuracy with a Wilson interval against "
@@ -1663,8 +1668,44 @@ def _add_fuse_parser(sub, *, json_help: str) -> None:
     f.set_defaults(func=_cmd_fuse)
 
 
-def _parser() -> _Parser:
-    from .store import DEFAULT_DB
+#: Help lines of the commands whose options need heavy imports (:func:`_parser`).
+HEAVY_HELP = {
+    "records": "seed 002: one person's records (check, items, render, read, score, plan)",
+    "llm": "optional live LLM extraction and answering (seed 000)",
+    "fuse": "any claims table (or a built-in set) through every resolver (issue 21)",
+    "tour": "the guided tour: every stop's check, and an HTML hand-out (issue 22)",
+    "sweep": "run a grid of testbed cells, locally or on Dask (issue 23)",
+}
+
+
+class _LazyChoices(Sequence):
+    """An option's choices, loaded on first use (a parse that checks a value, or help), so
+    building the parser imports nothing heavy."""
+
+    def __init__(self, load: Callable[[], Sequence[str]]) -> None:
+        self._load, self._values = load, None
+
+    def _get(self) -> Sequence[str]:
+        if self._values is None:
+            self._values = tuple(self._load())
+        return self._values
+
+    def __getitem__(self, i):
+        return self._get()[i]
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __contains__(self, value) -> bool:
+        return value in self._get()
+
+
+def _parser(command: str | None = None) -> _Parser:
+    """The command line's parser. With ``command`` (the first argument, when it names a
+    command) the other commands whose options import heavy modules (the tour's stops, the
+    fusion resolvers, the sweep engine, the pilot scenarios) get a bare entry with their help
+    line only, so ``python -m core reproduce`` does not spend seconds importing them."""
+    from .paths import DEFAULT_DB
     from .testbed.config import DEFAULT_SEEDS
 
     p = _Parser(prog="python -m core", description="Arbiter command line")
@@ -1742,10 +1783,15 @@ def _parser() -> _Parser:
     sc.set_defaults(func=_cmd_score)
 
     pi = sub.add_parser("pilot", help="simulate human pilots on a seed-003 scenario")
-    from .calibration.scenarios import SCENARIOS
 
-    pi.add_argument("--scenario", choices=tuple(SCENARIOS), default="default",
-                    help="a registered scenario (core/calibration/scenarios.py)")
+    def scenarios():
+        from .calibration.scenarios import SCENARIOS
+
+        return tuple(SCENARIOS)
+
+    pi.add_argument("--scenario", choices=_LazyChoices(scenarios), default="default",
+                    metavar="NAME", help="a registered scenario (core/calibration/scenarios.py):"
+                                         " %(choices)s")
     pi.add_argument("--budget", type=_int_range(MIN_BUDGET, MAX_BUDGET), default=50,
                     help=f"attempted annotations per pilot, {MIN_BUDGET} to {MAX_BUDGET}")
     pi.add_argument("--reps", type=_int_range(1, MAX_REPS), default=5000,
@@ -1799,14 +1845,24 @@ def _parser() -> _Parser:
                     help=f"random seed of the paraphrase in [0, {MAX_SEED}] (default 0)")
     fa.add_argument("--json", type=_json_out, help=json_help)
     fa.set_defaults(func=_cmd_faithfulness)
-    _add_records_parser(sub, json_help=json_help, boot=boot, boot_help=boot_help)
-    _add_llm_parser(sub, json_help=json_help)
-    _add_decompose_parser(sub, json_help=json_help, boot=boot, boot_help=boot_help)
-    _add_fuse_parser(sub, json_help=json_help)
-    _add_tour_parser(sub, json_help=json_help)
-    from .sweep.cli import add_sweep_parser  # here: core.sweep.cli imports this module
+    def heavy(name: str, build: Callable[[], None]) -> None:
+        if command is None or command == name:
+            build()
+        else:  # a bare entry: its name and help line in the list of commands
+            sub.add_parser(name, help=HEAVY_HELP[name])
 
-    add_sweep_parser(sub, json_help=json_help)
+    def add_sweep():
+        from .sweep.cli import add_sweep_parser  # here: core.sweep.cli imports this module
+
+        add_sweep_parser(sub, json_help=json_help)
+
+    heavy("records", lambda: _add_records_parser(sub, json_help=json_help, boot=boot,
+                                                 boot_help=boot_help))
+    heavy("llm", lambda: _add_llm_parser(sub, json_help=json_help))
+    _add_decompose_parser(sub, json_help=json_help, boot=boot, boot_help=boot_help)
+    heavy("fuse", lambda: _add_fuse_parser(sub, json_help=json_help))
+    heavy("tour", lambda: _add_tour_parser(sub, json_help=json_help))
+    heavy("sweep", add_sweep)
     return p
 
 
@@ -1814,8 +1870,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     from .store import StoreError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = _parser().parse_args(argv)
+        command = argv[0] if argv and not argv[0].startswith("-") else None
+        args = _parser(command).parse_args(argv)
         return args.func(args)
     except (UsageError, StoreError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

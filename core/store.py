@@ -49,6 +49,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from .paths import DEFAULT_DB
 from .testbed.labels import ground_truth
 from .testbed.questions import QIDS, QUESTIONS, SOURCES
 from .testbed.readout import readout
@@ -80,7 +81,6 @@ SCHEMA_VERSION = "3"
 #: the extractor of a release's ``extracted_atoms/`` (the release files do not name it; the
 #: paper's main extractor is GPT-5.4, seed 000 §8.6 stage 5, and the sample's atoms are its)
 RELEASE_EXTRACTOR = "gpt-5.4"
-DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "arbiter.duckdb"
 _TABLE = {"events": "events", "profile": "src_profile", "planner": "src_planner",
           "self_report": "src_self_report", "objective": "src_objective", "device": "src_device"}
 

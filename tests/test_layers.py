@@ -82,7 +82,7 @@ def test_core_never_imports_streamlit_or_the_pages(name, path):
 #: Modules beside the layers, and the layers of ``core`` each may import.
 BESIDE = {
     "core": (), "core.stats": (), "core.urlparams": (), "core.frozen": (), "core.glossary": (),
-    "core.worker_init": (), "core.pages_registry": (),
+    "core.worker_init": (), "core.pages_registry": (), "core.paths": (),
     "core.store": ("core.testbed",), "core.audit": ("core.testbed", "core.store"),
     "core.build": ("core.testbed", "core.evaluation", "core.calibration", "core.prose",
                    "core.records", "core.store"),

@@ -104,16 +104,25 @@ def _engine_grids(config: TestbedConfig, ex, step) -> dict:
             raise RuntimeError(f"{len(res.failed)} cell(s) of {grid.name} failed: {err}")
         return res.table
 
-    return {
-        "grid": step("3 × 3 perturbation grid",
-                     lambda: P.perturbation_from_table(table(P.perturbation_sweep(config)))),
-        "noise": step("extraction noise",
-                      lambda: P.noise_from_table(table(P.noise_sweep(config)))),
-        "train_size": step("train-size ablation",
-                           lambda: P.train_size_from_table(table(P.train_size_sweep(config)))),
-        "transfer": step("transfer without refit",
-                         lambda: P.transfer_from_table(table(P.transfer_sweep(config)))),
+    jobs = {
+        "grid": ("3 × 3 perturbation grid",
+                 lambda: P.perturbation_from_table(table(P.perturbation_sweep(config)))),
+        "noise": ("extraction noise", lambda: P.noise_from_table(table(P.noise_sweep(config)))),
+        "train_size": ("train-size ablation",
+                       lambda: P.train_size_from_table(table(P.train_size_sweep(config)))),
+        "transfer": ("transfer without refit",
+                     lambda: P.transfer_from_table(table(P.transfer_sweep(config)))),
     }
+    if (ex.workers or 1) < 2:
+        return {key: step(name, fn) for key, (name, fn) in jobs.items()}
+    # Several workers: the four sweeps at once, so their cells share the workers' queue and
+    # no worker idles at the end of one grid while the next waits (each step's seconds then
+    # overlap: they are the time to its last cell)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = {key: pool.submit(step, name, fn) for key, (name, fn) in jobs.items()}
+        return {key: fut.result() for key, fut in futures.items()}
 
 
 def reproduce(tb: Testbed | Callable[[], Testbed], config: TestbedConfig, *,
@@ -134,7 +143,10 @@ def reproduce(tb: Testbed | Callable[[], Testbed], config: TestbedConfig, *,
         local processes or ``LocalCluster`` workers).
     executor : ``None`` runs the grids directly (:mod:`core.evaluation.robustness`);
         ``"local"``, ``"dask"`` (at ``scheduler``) or ``"dask-local"`` runs them as sweeps
-        on :mod:`core.sweep`'s engine (module docstring). The tables are the same.
+        on :mod:`core.sweep`'s engine (module docstring); or an executor of
+        :mod:`core.sweep.executors` the caller has entered, used as it is and left open
+        (``python -m core reproduce`` enters it first, so the workers import ``core`` while
+        this process does). The tables are the same.
     scheduler : a Dask scheduler address, for ``executor="dask"`` only.
     progress : called with each step's name as it starts.
 
@@ -142,7 +154,12 @@ def reproduce(tb: Testbed | Callable[[], Testbed], config: TestbedConfig, *,
     ``RuntimeError`` when a cell of a grid failed on the engine.
     """
     ex = None
-    if executor is not None:
+    entered = executor is not None and not isinstance(executor, str)
+    if entered:  # the caller's, already entered (its processes may be starting)
+        if scheduler is not None:
+            raise ValueError("scheduler applies only to executor='dask'")
+        ex = executor
+    elif executor is not None:
         from ..sweep.engine import EXECUTORS
         from ..sweep.executors import make_executor
 
@@ -158,7 +175,8 @@ def reproduce(tb: Testbed | Callable[[], Testbed], config: TestbedConfig, *,
     if robustness and ex is not None:  # the grids' cells run while the driver works below
         from concurrent.futures import ThreadPoolExecutor
 
-        ex.__enter__()
+        if not entered:
+            ex.__enter__()
         thread = ThreadPoolExecutor(max_workers=1)
     try:
         if robustness and ex is not None:
@@ -169,7 +187,8 @@ def reproduce(tb: Testbed | Callable[[], Testbed], config: TestbedConfig, *,
         if pending is not None:
             pending.cancel()
             thread.shutdown(wait=True)
-            ex.__exit__(None, None, None)
+            if not entered:
+                ex.__exit__(None, None, None)
 
 
 def _stepper(out: Reproduction, say: Callable[[str], None]):

@@ -14,7 +14,15 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from ..cli import MAX_WORKERS, UsageError, _existing_file, _int_range, _json_out, _write_json
+from ..cli import (
+    HEAVY_HELP,
+    MAX_WORKERS,
+    UsageError,
+    _existing_file,
+    _int_range,
+    _json_out,
+    _write_json,
+)
 from .engine import EXECUTORS, Progress, run_sweep
 from .grid import Grid, load_grid
 
@@ -121,7 +129,7 @@ def _cmd_sweep(args) -> int:
 def add_sweep_parser(sub, *, json_help: str) -> None:
     """Register ``sweep`` on the subparsers ``sub`` of ``python -m core``."""
     s = sub.add_parser(
-        "sweep", help="run a grid of testbed cells, locally or on Dask (issue 23)",
+        "sweep", help=HEAVY_HELP["sweep"],
         description="Run every cell of a grid (docs/sweep.md): generate, fit, calibrate and "
                     "score each cell in memory; with --db, store the results and skip the "
                     "cells already there.")

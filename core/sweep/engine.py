@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import store as sweep_store
-from .cell import RESULT_COLUMNS, data_key, run_cell, run_cells
+from .cell import data_key, run_cell, run_cells
 from .executors import CellOutcome, make_executor
 from .grid import Cell, Grid
 from .table import results_table
@@ -84,7 +84,7 @@ def _split(out: CellOutcome, group: CellGroup) -> list[CellOutcome]:
     outs, start = [], 0
     for c in group.cells:
         k = len(c.methods)
-        frame = out.frame.iloc[start:start + k].reset_index(drop=True).astype(RESULT_COLUMNS)
+        frame = out.frame.iloc[start:start + k].reset_index(drop=True)  # typed: run_cell's
         outs.append(CellOutcome(c.cell_id, frame, "", out.seconds / n, out.worker))
         start += k
     return outs

@@ -39,11 +39,12 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # this module stays light: a driver starts its workers before importing
+    import pandas as pd  # the heavy modules (``reproduce``), so both load at once
 
-from .cell import RESULT_COLUMNS, run_cell
-from .grid import Cell
+    from .grid import Cell
 
 __all__ = ["BLAS_THREAD_VARIABLES", "MAX_POOL_RESTARTS", "CellOutcome", "Dask", "InProcess",
            "LocalProcesses", "execute_cell", "failed", "make_executor"]
@@ -87,11 +88,18 @@ def failed(cell: Cell, error: str) -> CellOutcome:
     return CellOutcome(cell.cell_id, None, error, 0.0, "")
 
 
-def execute_cell(cell: Cell, cell_fn: Callable[[Cell], pd.DataFrame] = run_cell) -> CellOutcome:
+def execute_cell(cell: Cell, cell_fn: Callable[[Cell], pd.DataFrame] | None = None
+                 ) -> CellOutcome:
     """Run ``cell_fn(cell)`` in this process; an exception becomes a failed outcome.
 
-    The frame must have the columns of :data:`core.sweep.cell.RESULT_COLUMNS`.
+    ``cell_fn`` defaults to :func:`core.sweep.cell.run_cell`. The frame must have the columns
+    of :data:`core.sweep.cell.RESULT_COLUMNS`.
     """
+    import pandas as pd
+
+    from .cell import RESULT_COLUMNS, run_cell
+
+    cell_fn = run_cell if cell_fn is None else cell_fn
     worker = f"{socket.gethostname()}:{os.getpid()}"
     t0 = time.perf_counter()
     try:
@@ -145,7 +153,13 @@ class InProcess:
 
 
 class LocalProcesses:
-    """Cells in ``workers`` local processes (module docstring: start method, dead workers)."""
+    """Cells in ``workers`` local processes (module docstring: start method, dead workers).
+
+    Entered (``with LocalProcesses(workers=2) as ex``), it starts its processes at once, so
+    they import ``core`` while the driver does other work, and keeps them for every
+    :meth:`run` until it exits (several sweeps, one start-up). Not entered, each
+    :meth:`run` starts and closes a pool of its own.
+    """
 
     name = "local"
 
@@ -153,12 +167,16 @@ class LocalProcesses:
         if workers < 2:
             raise ValueError(f"LocalProcesses needs workers >= 2, got {workers}")
         self.workers = int(workers)
+        self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> LocalProcesses:
+        self._pool = self._start(self.workers)
         return self
 
     def __exit__(self, *exc) -> None:
-        return None
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = None
 
     @staticmethod
     def _context():
@@ -168,18 +186,26 @@ class LocalProcesses:
             return ctx
         return multiprocessing.get_context("spawn")
 
+    def _start(self, workers: int) -> ProcessPoolExecutor:
+        """A pool whose ``workers`` processes are starting (a no-op task each)."""
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=self._context())
+        with _one_blas_thread():  # the processes start during the submissions
+            for _ in range(workers):
+                pool.submit(os.getpid)
+        return pool
+
     def run(self, cells: Iterable[Cell], cell_fn: Callable) -> Iterator[CellOutcome]:
         """Yield outcomes as cells finish; resubmit to a fresh pool when a worker dies."""
         pending = {c.cell_id: c for c in cells}
         restarts = 0
+        own = self._pool is None
         while pending:
-            pool = ProcessPoolExecutor(max_workers=min(self.workers, len(pending)),
-                                       mp_context=self._context())
+            if self._pool is None:
+                self._pool = self._start(min(self.workers, len(pending)))
+            pool = self._pool
             broken = ""
             try:
-                with _one_blas_thread():  # the processes start during the submissions
-                    futures = {pool.submit(execute_cell, c, cell_fn): c
-                               for c in pending.values()}
+                futures = {pool.submit(execute_cell, c, cell_fn): c for c in pending.values()}
                 waiting = set(futures)
                 while waiting:
                     done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
@@ -193,8 +219,12 @@ class LocalProcesses:
                             out = failed(futures[fut], _error_text(exc))
                         pending.pop(out.cell_id, None)
                         yield out
+            except BrokenProcessPool as exc:  # broken before a submission
+                broken = _error_text(exc)
             finally:
-                pool.shutdown(wait=True, cancel_futures=True)
+                if own or broken or pending:  # a broken pool is replaced; an own one closed
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    self._pool = None
             if pending and broken:
                 restarts += 1
                 if restarts > MAX_POOL_RESTARTS:
