@@ -11,6 +11,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # Spaces run the container as uid 1000; the app and its store belong to that user.
 RUN useradd -m -u 1000 user
 
+# HAProxy (Debian's 2.6) for `serve.py --replicas`: one Streamlit process per core behind it,
+# each visitor kept on one replica by a cookie (README "Deploy").
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends haproxy \
+    && rm -rf /var/lib/apt/lists/*
+
 # Runtime requirements only (no test tools), installed as root so the app cannot change them.
 COPY requirements.txt /tmp/requirements.txt
 RUN pip install --no-cache-dir -r /tmp/requirements.txt && rm /tmp/requirements.txt
@@ -26,10 +32,12 @@ RUN python -m core build --db data/arbiter.duckdb
 
 EXPOSE 8501
 
-# slim has no curl: ask Streamlit's health endpoint with the standard library. serve.py
-# computes every page's first view before the server answers (10-35 s on a shared two-core
-# machine), so the first visitor waits on nothing; the start period leaves room for it.
+# slim has no curl: ask Streamlit's health endpoint with the standard library (through
+# HAProxy when there are replicas). serve.py computes every page's first view before the
+# server answers (10-35 s on a shared two-core machine, each replica at once), so the first
+# visitor waits on nothing; the start period leaves room for it.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=120s --retries=3 \
     CMD ["python", "-c", "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=3)"]
 
-CMD ["python", "serve.py", "--server.port=8501", "--server.address=0.0.0.0"]
+# --replicas=auto: one replica per core, at most 4 (one process on a one-core machine).
+CMD ["python", "serve.py", "--replicas=auto", "--server.port=8501", "--server.address=0.0.0.0"]

@@ -17,8 +17,10 @@ DEV_STAMP := $(VENV)/.installed-dev-$(DEV_SUM)
 
 .PHONY: run test test-fast deps test-deps venv browser lint bench
 
+# --replicas auto: one Streamlit process per core (at most 4) behind HAProxy when it is
+# installed (apt-get install haproxy), else one process and a one-line note
 run: deps  ## install the runtime into .venv, build the store if missing, start the app
-	$(PY) serve.py --server.port $(PORT)
+	$(PY) serve.py --replicas auto --server.port $(PORT)
 
 venv: $(PY)
 
@@ -39,10 +41,10 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt | $(PY)
 	rm -f $(VENV)/.installed-dev-* $(VENV)/.installed-run-*
 	touch $@ $(RUN_STAMP)
 
-browser:  ## Debian's Chromium for the Playwright tests (Playwright's own download cannot work here)
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
-	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
+browser:  ## Debian's Chromium for the Playwright tests (Playwright's own download cannot work here) and HAProxy for the replica tests
+	@{ command -v chromium && command -v haproxy; } >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium haproxy; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium haproxy; fi; }
 
 lint: test-deps
 	$(PY) -m ruff check .

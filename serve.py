@@ -26,6 +26,12 @@ not change. Set the variables yourself to override.
 compute the pages' heavy cache misses (pilot simulations, bias-lab refits) outside the
 server's interpreter lock (``pages/_shared/workers.py``; 0 turns the pool off).
 
+``--replicas N`` (or ``ARBITER_REPLICAS``; ``auto`` = one per core, at most 4; default 1)
+builds the store once, then starts N such servers on loopback ports and HAProxy on the
+public address and port, with cookie stickiness, health checks and restarts
+(``core/replicas.py``; README "Deploy"). Without HAProxy installed it runs one process and
+says so in one line.
+
 With ``ARBITER_TIMING_LOG=PATH`` set, every script run (full page runs and fragment reruns)
 appends one tab-separated line to PATH: wall time, page, ``full``/``fragment``, seconds of
 script time, status (see ``pages/_shared/timing.py``).
@@ -35,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -43,6 +50,8 @@ ROOT = Path(__file__).resolve().parent
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # before anything imports NumPy (see the docstring)
+#: whether the user chose the worker count (replicas otherwise share the cores out)
+_WORKERS_CHOSEN = "ARBITER_WORKERS" in os.environ
 #: worker processes for the pages' heavy cache misses (``pages/_shared/workers.py``)
 os.environ.setdefault("ARBITER_WORKERS", str(min(2, os.cpu_count() or 1)))
 
@@ -123,11 +132,69 @@ def _warm_up() -> None:
           + "; starting the web server", file=sys.stderr, flush=True)
 
 
+def _take_replicas(argv: list[str]) -> tuple[str | None, list[str]]:
+    """``--replicas N`` / ``--replicas=N`` out of ``argv`` (else ``$ARBITER_REPLICAS``)."""
+    value, rest, i = os.environ.get("ARBITER_REPLICAS"), [], 0
+    while i < len(argv):
+        name, eq, v = argv[i].partition("=")
+        if name == "--replicas":
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise ValueError("--replicas needs a value (a number or 'auto')")
+                v = argv[i + 1]
+                i += 1
+            value = v
+        else:
+            rest.append(argv[i])
+        i += 1
+    return value, rest
+
+
+def _serve_replicas(n: int, argv: list[str]) -> int:
+    """``n`` replicas behind HAProxy (``core/replicas.py``); the store is built here first,
+    once, so the replicas only read it."""
+    import signal
+
+    from core.replicas import ReplicaSet, split_server_args
+
+    _ensure_store()  # a fallback store's ARBITER_DB reaches the replicas' environment
+    try:
+        server = split_server_args(argv)
+    except ValueError as exc:
+        print(f"arbiter: {exc}", file=sys.stderr)
+        return 2
+    say = lambda line: print(f"arbiter: {line}", file=sys.stderr, flush=True)  # noqa: E731
+    env = dict(os.environ)
+    if not _WORKERS_CHOSEN:
+        env.pop("ARBITER_WORKERS", None)  # each replica gets its share of the cores
+    replicas = ReplicaSet(n, server, root=ROOT, haproxy=shutil.which("haproxy"), say=say,
+                          env=env)
+    signal.signal(signal.SIGTERM, replicas.stop)
+    signal.signal(signal.SIGINT, replicas.stop)
+    say(f"starting {n} replicas (each prepares its pages before it takes visitors) …")
+    return replicas.run()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build the store if needed, preload, prepare every page, then run
-    ``streamlit run Home.py *argv``."""
+    ``streamlit run Home.py *argv``; with ``--replicas N`` (N > 1) and HAProxy installed,
+    run N such servers behind HAProxy instead (``core/replicas.py``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     os.chdir(ROOT)
+    sys.path.insert(0, str(ROOT))
+    from core.replicas import resolve_replicas
+
+    try:
+        value, argv = _take_replicas(argv)
+        n = resolve_replicas(value)
+    except ValueError as exc:
+        print(f"arbiter: {exc}", file=sys.stderr)
+        return 2
+    if n > 1:
+        if shutil.which("haproxy"):
+            return _serve_replicas(n, argv)
+        print(f"arbiter: {n} replicas need HAProxy (apt-get install haproxy); running one "
+              "process", file=sys.stderr)
     _ensure_store()
     # cache decorators check their options against a storage manager at import time and log
     # "No runtime found" before the server exists; the caches bind to the runtime when called

@@ -120,3 +120,46 @@ def open_page(page, url: str) -> None:
         page.reload()
         page.wait_for_selector("[data-testid='stAppViewContainer']", timeout=60_000)
     wait_for_app_run(page)
+
+
+@contextmanager
+def replica_server(store: Path, log: Path, *, replicas: int = 2, **env: str
+                   ) -> Iterator[tuple[str, dict[str, tuple[int, int]]]]:
+    """``serve.py --replicas N`` (HAProxy in front) on a free port over ``store``, without
+    the warm-up; yields the proxy's URL and ``{replica: (port, pid)}`` as the log announced
+    them (a restarted replica's new pid is in the log afterwards, :func:`replica_pids`)."""
+    full_env = {**os.environ, "ARBITER_DB": str(store), "ARBITER_WARMUP": "0", **env}
+    port = _free_port()
+    cmd = [sys.executable, "serve.py", "--replicas", str(replicas),
+           "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--server.headless", "true", "--server.fileWatcherType", "none",
+           "--browser.gatherUsageStats", "false", "--global.developmentMode", "false"]
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=out, stderr=out)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            found = replica_pids(log)
+            if (len(found) == replicas and all(_healthy(f"http://127.0.0.1:{p}", proc,
+                                                        timeout=1) for p, _ in found.values())
+                    and _healthy(base, proc, timeout=1)):
+                break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"serve.py --replicas did not start; log:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield base, found
+    finally:
+        _stop(proc)
+
+
+def replica_pids(log: Path) -> dict[str, tuple[int, int]]:
+    """``{replica: (port, pid)}`` from serve.py's "replica rN on 127.0.0.1:PORT (pid P)" lines
+    (the last line of each replica wins: a restart announces its new pid)."""
+    import re
+
+    out = {}
+    for m in re.finditer(r"replica (r\d+) on 127\.0\.0\.1:(\d+) \(pid (\d+)\)",
+                         log.read_text(errors="replace")):
+        out[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    return out

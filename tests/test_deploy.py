@@ -18,7 +18,8 @@ from packaging.requirements import Requirement
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The container's command line (exec form), as the Dockerfile's CMD must say it.
-DOCKER_CMD = ["python", "serve.py", "--server.port=8501", "--server.address=0.0.0.0"]
+DOCKER_CMD = ["python", "serve.py", "--replicas=auto", "--server.port=8501",
+              "--server.address=0.0.0.0"]
 PORT = "8501"
 
 
@@ -90,6 +91,14 @@ def test_installs_runtime_requirements_only_without_cache(steps):
     req = words[words.index("-r") + 1]
     assert Path(req).name == "requirements.txt"
     assert not any("requirements-dev" in a for _, a in steps)
+
+
+def test_haproxy_comes_from_debian_before_the_user_switch(steps):
+    apt = _index(steps, lambda s, a: s == "RUN" and "apt-get install" in a)
+    words = steps[apt][1].split()
+    assert "haproxy" in words and "--no-install-recommends" in words
+    assert "rm -rf /var/lib/apt/lists/*" in steps[apt][1]
+    assert apt < _index(steps, lambda s, a: s == "USER")
 
 
 def test_store_is_built_at_image_build_time(steps):

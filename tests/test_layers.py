@@ -83,6 +83,7 @@ def test_core_never_imports_streamlit_or_the_pages(name, path):
 BESIDE = {
     "core": (), "core.stats": (), "core.urlparams": (), "core.frozen": (), "core.glossary": (),
     "core.worker_init": (), "core.pages_registry": (), "core.paths": (),
+    "core.replicas": (),
     "core.store": ("core.testbed",), "core.audit": ("core.testbed", "core.store"),
     "core.build": ("core.testbed", "core.evaluation", "core.calibration", "core.prose",
                    "core.records", "core.store"),
