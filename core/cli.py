@@ -326,7 +326,7 @@ def _cmd_evaluate(args) -> int:
     import hashlib
 
     from .evaluation import tables as T
-    from .evaluation.run import predictions_frame, run_seed
+    from .evaluation.run import predictions_frame, run_seeds, seed_rows
     from .store import connect, load_atoms, load_testbed, store_info, write_predictions
     from .testbed.labels import ground_truth_codes
 
@@ -344,25 +344,18 @@ def _cmd_evaluate(args) -> int:
     finally:
         con.close()
     gt, _ = ground_truth_codes(tb)
-    seeds = []
-    for seed in tb.personas["seed"].unique():  # every check before any fitting
-        m = (tb.personas["seed"] == seed).to_numpy()
-        counts = tb.personas[m]["split"].value_counts()
-        missing = [s for s in ("train", "calibration", "test") if counts.get(s, 0) == 0]
-        if missing:
-            raise UsageError(f"evaluate: seed {seed} has no {', '.join(missing)} personas; "
-                             "resolvers need train, calibration and test splits")
-        test = m & (tb.personas["split"] == "test").to_numpy()
-        if args.input == "extracted":
-            lacking = int((~(test_mu[test] >= 0).any(axis=(1, 2))).sum())
-            if lacking:
-                raise UsageError(f"evaluate: {lacking} test personas of seed {seed} have no "
-                                 "extracted atoms (import a release that has them)")
-        seeds.append((seed, m, test))
-    runs = []
-    for _seed, m, test in seeds:
-        personas = tb.personas[m].reset_index(drop=True)
-        runs.append(run_seed(mu[m], gt[m], personas, test_atoms=test_mu[test]))
+    try:  # every check before any fitting
+        seeds = seed_rows(tb.personas)
+    except ValueError as exc:
+        raise UsageError(f"evaluate: {exc}; resolvers need train, calibration and test "
+                         "splits") from None
+    test = (tb.personas["split"] == "test").to_numpy()
+    for seed, m in seeds if args.input == "extracted" else ():
+        lacking = int((~(test_mu[m & test] >= 0).any(axis=(1, 2))).sum())
+        if lacking:
+            raise UsageError(f"evaluate: {lacking} test personas of seed {seed} have no "
+                             "extracted atoms (import a release that has them)")
+    runs = run_seeds(mu, gt, tb.personas, test_atoms=test_mu)
     main = T.main_table(runs, b=args.bootstrap, input=args.input)
     sel = T.selective_table(runs, input=args.input)
     config = {"db": str(args.db), "input": args.input, "seeds": [r.seed for r in runs]}

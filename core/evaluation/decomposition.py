@@ -46,7 +46,7 @@ from .paper import (
     PAPER_SLICES_EXTRACTED,
     PAPER_SLICES_STRUCT_LLM,
 )
-from .run import METHOD_LABELS, SeedRun, run_seed
+from .run import METHOD_LABELS, SeedRun, run_seed, seed_rows
 
 __all__ = ["CELLS", "INPUTS", "TERMS", "Decomposition", "decompose", "factorial", "mixed_runs",
            "model_correct", "reachable"]
@@ -236,10 +236,8 @@ def mixed_runs(mu: np.ndarray, gt: np.ndarray, personas: pd.DataFrame, mu_hat: n
     if mu_hat.shape != mu.shape:
         raise ValueError(f"mu_hat has shape {mu_hat.shape}, mu {mu.shape}")
     star, hat = [], []
-    seeds = personas["seed"].to_numpy()
     test = personas["split"].to_numpy() == "test"
-    for seed in pd.unique(seeds):
-        m = seeds == seed
+    for _seed, m in seed_rows(personas):
         rows = personas[m].reset_index(drop=True)
         run = run_seed(mu[m], gt[m], rows, methods=list(methods))
         test_hat = mu_hat[m & test]

@@ -40,7 +40,9 @@ __all__ = [
     "SeedRun",
     "predictions_frame",
     "run_seed",
+    "run_seeds",
     "run_testbed",
+    "seed_rows",
 ]
 
 #: Derived views of :data:`core.resolvers.registry.RESOLVERS` (the single source): the
@@ -165,19 +167,50 @@ def run_seed(
                    {m: preds[m] for m in order}, {n: models[n] for n in fitted_order})
 
 
-def run_testbed(tb: Testbed, *, methods: Sequence[str] | None = None,
-                test_atoms: dict[int, np.ndarray] | None = None) -> list[SeedRun]:
-    """:func:`run_seed` for every seed of ``tb`` (GT and μ* computed here)."""
-    gt, _ = ground_truth_codes(tb)
-    mu = readout(tb)
-    runs = []
-    seeds = tb.personas["seed"].to_numpy()
+#: The splits every seed needs: fit on train, calibrate on calibration, score on test.
+SPLITS = ("train", "calibration", "test")
+
+
+def seed_rows(personas: pd.DataFrame) -> list[tuple[int, np.ndarray]]:
+    """``(seed, rows)`` for every seed of ``personas``, in order of first appearance, with
+    ``rows`` the boolean mask of its persona rows.
+
+    Checks every seed before anything is fitted: a ``ValueError`` names the first seed that
+    lacks a split of :data:`SPLITS` ("random seed 7 has no calibration, test people").
+    """
+    seeds = personas["seed"].to_numpy()
+    split = personas["split"].to_numpy()
+    out = []
     for seed in pd.unique(seeds):
         m = seeds == seed
-        runs.append(run_seed(mu[m], gt[m], tb.personas[m].reset_index(drop=True),
-                             methods=methods,
-                             test_atoms=None if test_atoms is None else test_atoms.get(int(seed))))
-    return runs
+        missing = [s for s in SPLITS if not (split[m] == s).any()]
+        if missing:
+            raise ValueError(f"random seed {seed} has no {', '.join(missing)} people")
+        out.append((int(seed), m))
+    return out
+
+
+def run_seeds(atoms: np.ndarray, gt: np.ndarray, personas: pd.DataFrame, *,
+              methods: Sequence[str] | None = None,
+              test_atoms: np.ndarray | None = None) -> list[SeedRun]:
+    """:func:`run_seed` for every seed of ``personas`` (rows aligned with ``atoms``, ``gt``
+    and, when given, ``test_atoms``, of which only the test rows are read), in the order of
+    :func:`seed_rows`, which checks the splits first."""
+    test = personas["split"].to_numpy() == "test"
+    return [run_seed(atoms[m], gt[m], personas[m].reset_index(drop=True), methods=methods,
+                     test_atoms=None if test_atoms is None else test_atoms[m & test])
+            for _seed, m in seed_rows(personas)]
+
+
+def run_testbed(tb: Testbed, *, methods: Sequence[str] | None = None,
+                test_atoms: dict[int, np.ndarray] | None = None) -> list[SeedRun]:
+    """:func:`run_seed` for every seed of ``tb`` (GT and μ* computed here); ``test_atoms``
+    maps a seed to the atoms of its test personas."""
+    gt, _ = ground_truth_codes(tb)
+    mu = readout(tb)
+    return [run_seed(mu[m], gt[m], tb.personas[m].reset_index(drop=True), methods=methods,
+                     test_atoms=None if test_atoms is None else test_atoms.get(seed))
+            for seed, m in seed_rows(tb.personas)]
 
 
 def predictions_frame(runs: Sequence[SeedRun], *, run_id: str = "") -> pd.DataFrame:

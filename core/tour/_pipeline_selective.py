@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation.cached import load_arrays
-from ..evaluation.run import SeedRun, run_seed
+from ..evaluation.run import SeedRun, run_seeds
 from ..evaluation.selective import skip_rule, sweep, threshold_metrics
 from ..evaluation.selective_view import threshold_choice
 from ..resolvers.nbf import margin
@@ -47,17 +47,7 @@ def refit_runs(con, method: str = METHOD) -> list[SeedRun]:
     ``ValueError`` when a seed lacks train, calibration or test people.
     """
     personas, gt, atoms = load_arrays(con)
-    seeds = personas["seed"].to_numpy()
-    runs = []
-    for seed in pd.unique(seeds):
-        m = seeds == seed
-        rows = personas[m].reset_index(drop=True)
-        counts = rows["split"].value_counts()
-        missing = [s for s in ("train", "calibration", "test") if counts.get(s, 0) == 0]
-        if missing:
-            raise ValueError(f"random seed {seed} has no {', '.join(missing)} people")
-        runs.append(run_seed(atoms[m], gt[m], rows, methods=[method]))
-    return runs
+    return run_seeds(atoms, gt, personas, methods=[method])
 
 
 def _chart(sw: pd.DataFrame, forced: float, theta: float, label: str) -> Chart:
