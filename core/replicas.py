@@ -291,6 +291,10 @@ class ReplicaSet:
                      f"(last status {p.proc.returncode}); stopping")
             return False
         self.say(f"{p.name} exited (status {p.proc.returncode}); starting it again")
+        try:  # what it started (its worker pool's processes) goes with it
+            os.killpg(p.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         time.sleep(RESTART_DELAY)
         p.start(self.root)
         if p is not self.proxy:

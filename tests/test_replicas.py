@@ -205,6 +205,8 @@ def test_two_replicas_stick_fail_over_restart_and_stop(small_store_for_replicas,
             time.sleep(0.25)
         new_port, new_pid = replica_pids(log)["r1"]
         assert new_port == port and new_pid != pid and _alive(new_pid)
+        with pytest.raises(ProcessLookupError):  # nothing of the dead one is left running
+            os.killpg(pid, 0)
         while True:  # healthy again: its visitors go back to it
             try:
                 if _get(base + HEALTH_PATH, "r1")[1] == "r1":
