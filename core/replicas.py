@@ -17,8 +17,8 @@ keeps them running:
 * **Restarts.** A replica that exits is started again (after :data:`RESTART_DELAY` seconds,
   at most :data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW` seconds); so is HAProxy.
 * **One secret.** Every replica gets the same ``STREAMLIT_SERVER_COOKIE_SECRET`` (yours, or
-  one drawn at start), so Streamlit's XSRF
-  cookie, signed by one replica, is accepted by another after a move.
+  one drawn at start): the cookies Streamlit signs with it (its session and login cookies)
+  must be accepted by whichever replica a visitor lands on after a move.
 
 Nothing here imports Streamlit; ``serve.py`` parses the command line and calls
 :meth:`ReplicaSet.run`. HAProxy comes from Debian's ``haproxy`` package (2.6); without it
