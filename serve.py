@@ -157,7 +157,13 @@ def _serve_replicas(n: int, argv: list[str]) -> int:
 
     from core.replicas import ReplicaSet, split_server_args
 
-    _ensure_store()  # a fallback store's ARBITER_DB reaches the replicas' environment
+    from core.paths import DEFAULT_DB
+
+    if not Path(os.environ.get("ARBITER_DB") or DEFAULT_DB).exists():
+        # built here, once, before the replicas start; a fallback store's ARBITER_DB reaches
+        # their environment. An existing store is checked by each replica instead: this
+        # process then never imports pandas or DuckDB (it stays at about 20 MB)
+        _ensure_store()
     try:
         server = split_server_args(argv)
     except ValueError as exc:
