@@ -155,9 +155,8 @@ def _serve_replicas(n: int, argv: list[str]) -> int:
     once, so the replicas only read it."""
     import signal
 
-    from core.replicas import ReplicaSet, split_server_args
-
     from core.paths import DEFAULT_DB
+    from core.replicas import ReplicaSet, split_server_args
 
     if not Path(os.environ.get("ARBITER_DB") or DEFAULT_DB).exists():
         # built here, once, before the replicas start; a fallback store's ARBITER_DB reaches
