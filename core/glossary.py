@@ -246,7 +246,16 @@ GLOSSARY: tuple[Term, ...] = (
     Term("Kendall's tau", "How much two rankings agree: 1 when every pair of methods is in "
          "the same order, −1 when every pair is reversed.",
          "Kendall (1938); the memory-benchmark paper, §12",
-         ("τ", "Kendall τ")),
+         ("τ", "Kendall τ", "τ-b")),
+    Term("Sweep", "The whole pipeline (generate the people, fit, calibrate, score) run again "
+         "for every combination of a few knobs: seeds, bias and dropout scales, training "
+         "sizes, extraction noise. Each combination is a cell with its own testbed. A sweep "
+         "asks whether a result holds beyond the one testbed it was seen on.",
+         "the memory-benchmark paper, §12 (robustness); docs/sweep.md", ("sweep", "cell")),
+    Term("Accuracy surface", "One method's mean accuracy for every pair of values of two "
+         "knobs, averaged over the testbeds and other settings of a sweep: where on the map it "
+         "holds up and where it falls.", "the memory-benchmark paper, §12.1; docs/sweep.md",
+         ("surface",)),
     Term("Large language model", "A chat model asked the survey question over the sources' "
          "prose; the benchmark's LLM baselines.", f"{S0}, §9.6", ("LLM",)),
     # ---------------------------------------------------------------- the answer key: labels

@@ -7,8 +7,14 @@ figures of ``core.figures.lab``. A slider change costs one miss for the new sett
 s, ``benchmarks/bench_lab.py``); the 3 × 3 bias × dropout grid (≈ 5 s) runs only while its
 expander is open, cached per seed. Everything below the intro is one ``st.fragment``.
 
+"Across many testbeds" (issue 23) is a second fragment: a sweep from
+``pages._shared.sweeps`` (the shipped ones in ``data/sweeps/`` and any in
+``$ARBITER_SWEEPS``) → :func:`core.sweep.explore.sweep_view` → figures of
+``core.figures.sweep``.
+
 URL state (:mod:`core.urlparams`): ``lab_seed``, ``lab_bias``, ``lab_dropout``,
-``lab_w_stable``, ``lab_w_shift``, ``lab_w_stated``; sliders snap a link's value to their
+``lab_w_stable``, ``lab_w_shift``, ``lab_w_stated``; ``sw`` (the sweep), ``sw_metric``,
+``sw_method``, ``sw_x``, ``sw_y``; sliders snap a link's value to their
 0.25 grid (a link cannot make the lab compute an off-grid setting), and a refused value gives
 one plain-text notice. ``$ARBITER_LAB_PERSONAS`` sets the personas per difficulty class
 (default 160; tests use a small value).
@@ -25,12 +31,17 @@ import streamlit as st
 from core.evaluation.lab_view import effective_mix
 from core.evaluation.run import FORCED_METHODS
 from core.figures import lab as figures
+from core.figures import sweep as sweep_figures
 from core.glossary import tip
 from core.pages_registry import page
+from core.sweep.explore import METRIC_WORDS, method_name, surface_axes
+from core.sweep.grid import ALL_METHODS
+from core.sweep.views import KNOBS, METRICS
 from core.urlparams import ChoiceParam, NumberParam
 from pages import _shared as ui
 from pages._shared import evaluation as glue
-from pages._shared.ui import FAVICON, glossary_link
+from pages._shared import sweeps as sweep_glue
+from pages._shared.ui import FAVICON, escape_markdown, glossary_link
 
 PAGE = page("pages/3_Bias_lab.py")
 st.set_page_config(layout="wide", page_title=f"{PAGE.title} · Arbiter", page_icon=FAVICON)
@@ -41,6 +52,15 @@ P_KNOBS = {key: NumberParam(key, what, 0.0, hi, 0.25, 1.0) for key, what, hi in 
     ("lab_bias", "bias scale", 3.0), ("lab_dropout", "dropout scale", 3.0),
     ("lab_w_stable", "stable weight", 1.0), ("lab_w_shift", "temporal-shift weight", 1.0),
     ("lab_w_stated", "stated-vs-revealed weight", 1.0))}
+SWEEPS, SWEEP_STAMP = sweep_glue.catalog()
+P_SWEEP = ChoiceParam("sw", "sweep", SWEEPS.keys(), default=SWEEPS.keys()[0],
+                      tokens=[k.partition(":")[2] for k in SWEEPS.keys()]) \
+    if SWEEPS.entries else None
+P_SW = {"sw_metric": ChoiceParam("sw_metric", "metric", METRICS, default=METRICS[0],
+                                 tokens=("forced", "selective", "coverage")),
+        "sw_method": ChoiceParam("sw_method", "method", ALL_METHODS, default="dsnbf"),
+        "sw_x": ChoiceParam("sw_x", "surface knob across", KNOBS, default="bias_scale"),
+        "sw_y": ChoiceParam("sw_y", "surface knob down", KNOBS, default="dropout_scale")}
 
 st.title("Bias lab: make the sources worse and watch who breaks")
 st.caption(f"One seed is regenerated with the knobs below ({3 * ppd} simulated people), every "
@@ -51,7 +71,8 @@ st.caption(f"One seed is regenerated with the knobs below ({3 * ppd} simulated p
            "share of each kind of person.")
 glossary_link()
 ui.method_key(FORCED_METHODS)
-ui.open_page("lab", [P_SEED, *P_KNOBS.values()])
+ui.open_page("lab", [P_SEED, *P_KNOBS.values(), *([P_SWEEP] if P_SWEEP else []),
+                    *P_SW.values()])
 
 
 @st.fragment
@@ -151,3 +172,97 @@ def lab() -> None:
 
 
 lab()
+
+
+def _knob_name(knob: str) -> str:
+    return knob.replace("_", " ")
+
+
+@st.fragment
+def sweeps() -> None:
+    """Any sweep in the catalogue: rank stability, the majority-vote boundary, a surface."""
+    st.divider()
+    st.header("Across many testbeds", anchor=False)
+    st.caption("The lab above changes one testbed. A sweep runs the whole pipeline again — new "
+               "people, refit, recalibrate, rescore — for every combination of a few knobs and "
+               "many seeds, so a result seen once can be checked on hundreds of testbeds. "
+               "Three questions: does the order of the methods hold, where does each resolver "
+               "stop beating majority vote, and how does one method fare over two knobs. "
+               "Your own sweeps can appear here too (docs/sweep.md).")
+    if SWEEPS.problem:
+        st.warning(escape_markdown(SWEEPS.problem), icon=":material/folder_off:")
+    if P_SWEEP is None:
+        st.info("No sweep to show: the shipped sweeps in data/sweeps are missing.",
+                icon=":material/grid_off:")
+        return
+    c1, c2 = st.columns([3, 2])
+    key = ui.url_select(P_SWEEP, "Sweep", where=c1,
+                        format_func=lambda k: SWEEPS.entry(k).label,
+                        help=tip("sweep", "Shipped with the app, or from your sweep store."))
+    metric = ui.url_segmented(P_SW["sw_metric"], "Compare on", where=c2,
+                              format_func=lambda m: m.replace("_", " ").capitalize(),
+                              help="Forced accuracy answers every question; selective "
+                                   "accuracy scores only the answered ones; coverage is the "
+                                   "share answered.")
+    try:
+        base = sweep_glue.view_of(key, SWEEP_STAMP, metric, "dsnbf", "", "")
+    except ValueError as exc:
+        st.warning(escape_markdown(str(exc).splitlines()[0]), icon=":material/error:")
+        return
+    entry = base.data.entry
+    st.caption(escape_markdown(" ".join(filter(None, (entry.description, base.facts)))))
+
+    st.subheader("Does the order of the methods hold?", anchor=False)
+    if base.rank is None:
+        st.info(escape_markdown(base.rank_note), icon=":material/info:")
+    else:
+        st.markdown(escape_markdown(base.rank_story))
+        glue.show_chart("sw_rank", (key, SWEEP_STAMP, metric),
+                        lambda: sweep_figures.rank_stability_figure(base.rank),
+                        file_name=f"sweep_rank_{entry.name}",
+                        download=(base.rank.pairs, f"sweep_rank_pairs_{entry.name}",
+                                  "Pairs of cells"))
+        st.caption("Each square compares the order of the methods in two cells: Kendall's "
+                   "τ-b, 1 when every pair of methods is in the same order, −1 when every "
+                   "pair is reversed (Glossary: Kendall's tau).")
+
+    st.subheader("Where does each resolver stop beating majority vote?", anchor=False)
+    if base.boundary is None:
+        st.info(escape_markdown(base.boundary_note), icon=":material/info:")
+    else:
+        st.caption(f"On the same testbed, a resolver beats majority vote at a setting when its "
+                   f"{METRIC_WORDS[metric]} is higher on average over the testbeds.")
+        left, right = st.columns([3, 2])
+        with left:
+            glue.show_chart("sw_boundary", (key, SWEEP_STAMP, metric),
+                            lambda: sweep_figures.majority_boundary_figure(base.boundary),
+                            file_name=f"sweep_vs_majority_{entry.name}")
+        with right:
+            st.markdown("\n".join(f"- {escape_markdown(line)}" for line in base.boundary_lines))
+        glue.show_table(base.boundary_table, key="sw_dl_boundary", what="Against majority vote",
+                        whole=True)
+
+    st.subheader("One method over two knobs", anchor=False)
+    axes = surface_axes(base.data)
+    s1, s2, s3 = st.columns(3)
+    method = ui.url_select_among(P_SW["sw_method"], "Method", base.data.methods, where=s1,
+                                 format_func=lambda m: method_name(m, long=True),
+                                 help=tip("selective answering", "A method marked (may skip) "
+                                          "is the variant that abstains when unsure."))
+    x = ui.url_select_among(P_SW["sw_x"], "Across", axes, where=s2, format_func=_knob_name)
+    y = ui.url_select_among(P_SW["sw_y"], "Down", [a for a in axes if a != x], where=s3,
+                            format_func=_knob_name,
+                            help=tip("surface", "A seed axis shows how much the testbeds "
+                                     "differ at each setting."))
+    v = sweep_glue.view_of(key, SWEEP_STAMP, metric, method or "", x or "", y or "")
+    if v.surface is None:
+        st.info(escape_markdown(v.surface_note), icon=":material/info:")
+    else:
+        glue.show_chart("sw_surface", (key, SWEEP_STAMP, metric, method, x, y),
+                        lambda: sweep_figures.accuracy_surface_figure(v.surface),
+                        file_name=f"sweep_surface_{entry.name}")
+        st.caption("Each square is the mean over the cells with those two values (the hover "
+                   "gives how many, and their lowest and highest).")
+
+
+sweeps()

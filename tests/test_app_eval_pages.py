@@ -146,7 +146,8 @@ def test_bias_lab_grid_opens_lazily(eval_env):
     assert m["Cells DSNBF wins"].endswith("of 9 cells")
     wins = next(x for x in at.metric if x.label == "Cells DSNBF wins")
     assert "NBF, ABF, BCF, MV and SSB-G" in wins.help  # the rivals, named in the long form
-    assert charts(at)[-1]["data"][0]["type"] == "bar"
+    # board, sources, then the grid (the sweep section's charts follow it)
+    assert charts(at)[2]["data"][0]["type"] == "bar"
 
 
 def test_bias_lab_bad_url_value_warns_and_zero_mix_falls_back(eval_env):

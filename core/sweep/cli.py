@@ -55,6 +55,16 @@ def _sweep_db(text: str) -> str:
     return text
 
 
+def _csv_out(text: str) -> str:
+    """argparse ``type``: a CSV file that can be written (``.csv``, its folder exists)."""
+    p = Path(text)
+    if p.suffix.lower() != ".csv":
+        raise argparse.ArgumentTypeError(f"{text}: the results file must end in .csv")
+    if p.is_dir() or not p.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: not a file in an existing folder")
+    return text
+
+
 class _Reporter:
     """Progress on stderr: one rewritten line on a terminal, else about 20 lines a sweep."""
 
@@ -122,6 +132,11 @@ def _cmd_sweep(args) -> int:
     if len(result.table):
         with pd.option_context("display.width", 160, "display.float_format", "{:.2f}".format):
             print(_summary(result.table).to_string(index=False))
+    if args.csv:
+        from .catalog import write_results_csv
+
+        write_results_csv(result.table, args.csv)
+        print(f"results table ({len(result.table):,} rows) written to {args.csv}")
     _write_json(args.json, {"command": "sweep", "grid": grid.to_dict(), **result.to_dict()})
     return 1 if len(bad) else 0
 
@@ -146,5 +161,8 @@ def add_sweep_parser(sub, *, json_help: str) -> None:
     s.add_argument("--scheduler", metavar="ADDRESS",
                    help="Dask scheduler address for --executor dask (tcp://host:8786)")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    s.add_argument("--csv", type=_csv_out, metavar="PATH.csv",
+                   help="also write the results table as CSV (what data/sweeps/ ships beside "
+                        "its grid files; docs/sweep.md)")
     s.add_argument("--json", type=_json_out, help=json_help)
     s.set_defaults(func=_cmd_sweep)

@@ -28,6 +28,7 @@ __all__ = [
     "KNOBS",
     "METRICS",
     "REPLICATES",
+    "TIE_POINTS",
     "AccuracySurface",
     "MajorityBoundary",
     "RankStability",
@@ -44,6 +45,9 @@ KNOBS = ("seed", "personas_per_difficulty", "bias_scale", "dropout_scale", "fit_
 REPLICATES = ("seed", "train_draw")
 #: Result columns a view may read (%).
 METRICS = ("forced_accuracy", "selective_accuracy", "coverage")
+#: Differences within this many percentage points are ties: two methods that answer alike
+#: differ by float noise (~1e-14) after averaging, which must not count as beating.
+TIE_POINTS = 1e-9
 
 
 def _check(table: pd.DataFrame, metric: str) -> None:
@@ -236,8 +240,9 @@ class MajorityBoundary:
     knobs : the knobs a setting is made of (those that vary in the sweep, replicates pooled).
     table : one row per (method, setting): method, the knob columns, ``setting`` (text),
         ``n_cells`` (cells with both the method and the baseline), ``wins`` (cells where
-        the method is strictly above the baseline), ``mean_diff`` (mean of method −
-        baseline, percentage points) and ``beats`` (``mean_diff`` > 0).
+        the method is above the baseline by more than :data:`TIE_POINTS`), ``mean_diff``
+        (mean of method − baseline, percentage points) and ``beats`` (``mean_diff`` >
+        :data:`TIE_POINTS`).
     summary : one row per method: ``n_settings``, ``n_beats``, ``n_stops`` (settings where it
         does not beat the baseline), ``first_stop`` (the first such setting in the knobs'
         ascending order, ``""`` when none) and ``stops`` (every such setting, ``"; "``-joined).
@@ -285,7 +290,7 @@ def majority_boundary(table: pd.DataFrame, *, baseline: str = "majority_vote",
     if rows.empty:
         raise ValueError(f"the sweep has no method besides {baseline!r} in a cell with it")
     rows = rows.assign(_diff=rows[metric].to_numpy(float) - rows["_base"].to_numpy(float))
-    rows = rows.assign(_win=rows["_diff"] > 0)
+    rows = rows.assign(_win=rows["_diff"] > TIE_POINTS)
     keys = ["method", *knobs]
     filled = rows.copy()
     for k in knobs:  # <NA>/NaN (all, same) groups as its own value
@@ -294,7 +299,7 @@ def majority_boundary(table: pd.DataFrame, *, baseline: str = "majority_vote",
     out = g.agg(n_cells=("_diff", "size"), wins=("_win", "sum"),
                 mean_diff=("_diff", "mean")).reset_index()
     out["wins"] = out["wins"].astype(np.int64)
-    out["beats"] = out["mean_diff"] > 0
+    out["beats"] = out["mean_diff"] > TIE_POINTS
     methods = list(pd.unique(rows["method"]))
     sort_cols = [out["method"].map({m: i for i, m in enumerate(methods)})]
     for k in knobs:

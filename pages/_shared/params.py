@@ -58,6 +58,7 @@ __all__ = [
     "url_pills",
     "url_segmented",
     "url_select",
+    "url_select_among",
     "url_slider",
     "url_sync",
     "url_toggle",
@@ -362,6 +363,26 @@ def url_select(spec: ChoiceParam, label: str, *, where=st, format_func=None, **k
     """``st.selectbox`` for ``spec``; returns a valid option."""
     _seed(spec)
     where.selectbox(label, list(spec.options), key=spec.key, on_change=url_sync(spec),
+                    format_func=_fmt(spec, format_func), **kwargs)
+    return current(spec)
+
+
+def url_select_among(spec: ChoiceParam, label: str, options, *, where=st, format_func=None,
+                     **kwargs):
+    """``st.selectbox`` for ``spec`` offering only ``options`` (those of ``spec.options`` that
+    make sense here, e.g. the knobs a chosen sweep varies); a value outside them (a link to
+    another sweep) falls back to ``spec.default`` if offered, else the first option, and the
+    URL follows. The options keep the order given. Returns a valid option, or ``None`` when
+    none of ``options`` is one of ``spec.options``."""
+    _seed(spec)
+    known = set(spec.options)
+    opts = list(dict.fromkeys(o for o in options if o in known))  # in the order given
+    if not opts:
+        return None
+    if st.session_state.get(spec.key) not in opts:
+        st.session_state[spec.key] = spec.default if spec.default in opts else opts[0]
+        _write_url(spec, st.session_state[spec.key])
+    where.selectbox(label, opts, key=spec.key, on_change=url_sync(spec),
                     format_func=_fmt(spec, format_func), **kwargs)
     return current(spec)
 

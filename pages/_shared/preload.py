@@ -43,7 +43,7 @@ MODULES: tuple[str, ...] = (
     "pages._shared.workers", "pages._shared.evaluation", "pages._shared.seed003",
     "pages._shared.pilot", "pages._shared.reversal", "pages._shared.reliability",
     "pages._shared.walkthrough", "pages._shared.instance", "pages._shared.records",
-    "pages._shared.prose", "pages._shared.fusion", "pages._shared.tour",
+    "pages._shared.prose", "pages._shared.fusion", "pages._shared.tour", "pages._shared.sweeps",
 )
 
 for _name in MODULES:
