@@ -195,12 +195,12 @@ def sweeps() -> None:
         st.info("No sweep to show: the shipped sweeps in data/sweeps are missing.",
                 icon=":material/grid_off:")
         return
-    c1, c2 = st.columns([3, 2])
+    c1, c2 = st.columns(2)
     key = ui.url_select(P_SWEEP, "Sweep", where=c1,
                         format_func=lambda k: SWEEPS.entry(k).label,
                         help=tip("sweep", "Shipped with the app, or from your sweep store."))
     metric = ui.url_segmented(P_SW["sw_metric"], "Compare on", where=c2,
-                              format_func=lambda m: m.replace("_", " ").capitalize(),
+                              format_func=lambda m: m.split("_")[0].capitalize(),
                               help="Forced accuracy answers every question; selective "
                                    "accuracy scores only the answered ones; coverage is the "
                                    "share answered.")
@@ -218,13 +218,15 @@ def sweeps() -> None:
     else:
         st.markdown(escape_markdown(base.rank_story))
         glue.show_chart("sw_rank", (key, SWEEP_STAMP, metric),
-                        lambda: sweep_figures.rank_stability_figure(base.rank),
+                        lambda: sweep_figures.setting_agreement_figure(base.agreement),
                         file_name=f"sweep_rank_{entry.name}",
                         download=(base.rank.pairs, f"sweep_rank_pairs_{entry.name}",
-                                  "Pairs of cells"))
-        st.caption("Each square compares the order of the methods in two cells: Kendall's "
-                   "τ-b, 1 when every pair of methods is in the same order, −1 when every "
-                   "pair is reversed (Glossary: Kendall's tau).")
+                                  "Every pair of cells"))
+        st.caption("Each square is the mean Kendall's τ-b between the cells of two settings: "
+                   "1 when every pair of methods is in the same order, −1 when every pair is "
+                   "reversed. The diagonal compares testbeds that differ only in their seed, "
+                   "so it shows how much the order moves by chance alone (Glossary: "
+                   "Kendall's tau).")
 
     st.subheader("Where does each resolver stop beating majority vote?", anchor=False)
     if base.boundary is None:
@@ -240,7 +242,7 @@ def sweeps() -> None:
         with right:
             st.markdown("\n".join(f"- {escape_markdown(line)}" for line in base.boundary_lines))
         glue.show_table(base.boundary_table, key="sw_dl_boundary", what="Against majority vote",
-                        whole=True)
+                        fit=True, whole=True)
 
     st.subheader("One method over two knobs", anchor=False)
     axes = surface_axes(base.data)

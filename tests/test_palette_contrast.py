@@ -684,8 +684,20 @@ def _sweep_cases() -> dict[str, Callable[[], list[go.Figure]]]:
         return [fs.majority_boundary_figure(sv.majority_boundary(t)),
                 fs.majority_boundary_figure(sv.majority_boundary(t, knobs=[]), title="t")]
 
+    def agreement():
+        from core.sweep.catalog import load_sweep
+        from core.sweep.explore import setting_agreement
+
+        out = []
+        for name in ("bias-by-seed", "bias-by-dropout"):
+            data = load_sweep(f"shipped:{name}")
+            out.append(fs.setting_agreement_figure(setting_agreement(
+                data, sv.rank_stability(data.table))))
+        return out
+
     return {"sweep.rank_stability_figure": rank, "sweep.accuracy_surface_figure": surface,
-            "sweep.majority_boundary_figure": boundary}
+            "sweep.majority_boundary_figure": boundary,
+            "sweep.setting_agreement_figure": agreement}
 
 
 NOT_BUILDERS = {

@@ -12,18 +12,24 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from core.figures.sweep import (
+    accuracy_surface_figure,
+    majority_boundary_figure,
+    setting_agreement_figure,
+)
 from core.sweep import catalog as C
 from core.sweep.cell import run_cell
 from core.sweep.engine import run_sweep
 from core.sweep.explore import (
     compared_methods,
     ranked_methods,
+    setting_agreement,
     surface_axes,
     sweep_view,
 )
 from core.sweep.grid import load_grid, parse_grid
 from core.sweep.table import TABLE_COLUMNS
-from core.sweep.views import TIE_POINTS, majority_boundary
+from core.sweep.views import TIE_POINTS, majority_boundary, rank_stability
 
 SHIPPED = ("bias-by-seed", "bias-by-dropout")
 
@@ -288,3 +294,48 @@ def test_ties_never_beat_majority_vote(diffs, beats, wins):
     row = b.table.iloc[0]
     assert bool(row["beats"]) is beats and int(row["wins"]) == wins
     assert TIE_POINTS < 1e-6
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_setting_agreement_equals_a_loop_over_pairs(shipped, name):
+    """The matrix products against the definition: the mean τ-b over pairs of distinct cells,
+    one in each setting."""
+    d = shipped[name]
+    rs = rank_stability(d.table, methods=ranked_methods(d))
+    ag = setting_agreement(d, rs)
+    cells = d.table.drop_duplicates("position").set_index("position")
+    label = {p: " · ".join(f"{cells.loc[p, k]:g}" for k in d.settings) for p in rs.positions}
+    index = {p: i for i, p in enumerate(rs.positions)}
+    sums: dict = {}
+    for a in rs.positions[:40]:  # every pair of the first 40 cells against the matrix
+        for b in rs.positions[:40]:
+            if a != b:
+                key = (label[a], label[b])
+                sums.setdefault(key, []).append(rs.tau[index[a], index[b]])
+    sub = d.table[d.table["position"].isin(rs.positions[:40])]
+    part = type(d)(d.entry, sub, d.methods, d.knobs, d.settings, d.n_seeds)
+    ag40 = setting_agreement(part, rank_stability(sub, methods=ranked_methods(d)))
+    for (x, y), vals in sums.items():
+        i, j = ag40.settings.index(x), ag40.settings.index(y)
+        assert ag40.tau[i, j] == pytest.approx(np.mean(vals), abs=1e-12)
+        assert ag40.n_pairs[i, j] == len(vals)
+    assert ag.tau.shape == (len(ag.settings),) * 2
+    np.testing.assert_allclose(ag.tau, ag.tau.T, atol=1e-12)  # symmetric
+    n = len(rs.positions)
+    assert ag.n_pairs.sum() == n * (n - 1)  # every ordered pair of distinct cells once
+    assert ag.within > ag.across  # seeds agree more with each other than settings do
+
+
+def test_the_panel_figures_read_without_code_names(shipped):
+    v = sweep_view(shipped["bias-by-dropout"])
+    fig = setting_agreement_figure(v.agreement)
+    assert fig.layout.xaxis.title.text == "bias scale · dropout scale"
+    assert fig.data[0].zmin == 0.0  # no negative τ-b: the scale starts at 0
+    assert "0.97 within a setting" in fig.layout.title.text
+    b = majority_boundary_figure(v.boundary)
+    assert list(b.layout.xaxis.ticktext)[:2] == ["0.5 · 0.5", "0.5 · 1"]
+    s = accuracy_surface_figure(v.surface)
+    assert s.layout.yaxis.title.text == "dropout scale"
+    lo, hi = s.data[0].zmin, s.data[0].zmax
+    assert lo % 5 == 0 and hi % 5 == 0 and lo <= np.nanmin(v.surface.mean) < \
+        np.nanmax(v.surface.mean) <= hi and hi - lo <= 15

@@ -11,7 +11,7 @@ advantage over majority vote disappear.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -30,9 +30,8 @@ from .views import (
     rank_stability,
 )
 
-__all__ = ["BASELINE", "METRIC_WORDS", "SweepView", "compared_methods", "method_name",
-           "ranked_methods",
-           "surface_axes", "sweep_view"]
+__all__ = ["BASELINE", "METRIC_WORDS", "SettingAgreement", "SweepView", "compared_methods",
+           "method_name", "ranked_methods", "setting_agreement", "surface_axes", "sweep_view"]
 
 #: The method every resolver is compared with.
 BASELINE = "majority_vote"
@@ -50,6 +49,68 @@ KNOB_WORDS = {"seed": "seed", "personas_per_difficulty": "personas per difficult
 
 
 @dataclass(frozen=True)
+class SettingAgreement:
+    """Rank agreement between the settings of a sweep (seeds pooled).
+
+    Attributes
+    ----------
+    knobs : the knobs a setting is made of (``()`` → one setting, every cell).
+    settings : each setting's knob values, ``" · "``-joined in ``knobs`` order, ascending.
+    tau : (k, k) mean Kendall τ-b over the pairs of *distinct* cells with one cell in each
+        setting; the diagonal compares cells of the same setting (other seeds), i.e. how
+        much the order moves by chance alone. NaN where no pair has a τ.
+    n_pairs : (k, k) pairs behind each entry.
+    within, across : mean τ-b over the pairs of cells at the same setting, and at different
+        settings (NaN when there are none).
+    """
+
+    knobs: tuple[str, ...]
+    settings: tuple[str, ...]
+    tau: np.ndarray = field(repr=False)
+    n_pairs: np.ndarray = field(repr=False)
+    within: float
+    across: float
+
+
+def setting_agreement(data: SweepData, rs: RankStability) -> SettingAgreement:
+    """Pool the cell-by-cell τ-b of ``rs`` by setting (:attr:`SweepData.settings`).
+
+    With a one-hot matrix ``M`` (cells × settings) and ``T`` the τ matrix with its diagonal
+    and undefined pairs zeroed (``V`` marking the pairs kept), the mean is
+    ``(Mᵀ T M) / (Mᵀ V M)``, every pair of settings at once.
+    """
+    knobs = data.settings
+    cells = (data.table.drop_duplicates("position").set_index("position")
+             .loc[list(rs.positions)])
+    if knobs:
+        keys = list(zip(*(cells[k].to_numpy() for k in knobs), strict=True))
+        order = sorted(set(keys))
+        code = np.array([order.index(k) for k in keys], dtype=np.int64)
+        labels = tuple(" · ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in k)
+                       for k in order)
+    else:
+        code = np.zeros(len(cells), dtype=np.int64)
+        labels = ("all cells",)
+    m = np.zeros((len(code), len(labels)))
+    m[np.arange(len(code)), code] = 1.0
+    t = np.array(rs.tau, dtype=float)
+    keep = np.isfinite(t)
+    np.fill_diagonal(keep, False)
+    total = m.T @ np.where(keep, t, 0.0) @ m
+    count = m.T @ keep.astype(float) @ m
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    diag = np.eye(len(labels), dtype=bool)
+
+    def pooled(mask: np.ndarray) -> float:
+        n = count[mask].sum()
+        return float(total[mask].sum() / n) if n else float("nan")
+
+    return SettingAgreement(knobs, labels, mean, count.astype(np.int64), pooled(diag),
+                            pooled(~diag))
+
+
+@dataclass(frozen=True)
 class SweepView:
     """What the panel shows for one sweep and one set of choices.
 
@@ -60,7 +121,8 @@ class SweepView:
     facts : one sentence: cells, methods, seeds and the knobs that vary.
     rank : the rank stability of every method present in every cell (``None`` with
         ``rank_note`` when the sweep has fewer than two cells or methods).
-    rank_story : the rank stability in one plain sentence (``""`` without ``rank``).
+    rank_story : the rank stability in plain sentences (``""`` without ``rank``).
+    agreement : ``rank`` pooled by setting (``None`` without ``rank``).
     surface : ``method``'s mean metric over knobs ``x`` and ``y`` (``None`` with
         ``surface_note`` when the sweep has not two varying knobs or not that method).
     boundary : where each resolver stops beating majority vote (``None`` with
@@ -78,6 +140,7 @@ class SweepView:
     rank: RankStability | None
     rank_note: str
     rank_story: str
+    agreement: SettingAgreement | None
     surface: AccuracySurface | None
     surface_note: str
     boundary: MajorityBoundary | None
@@ -147,13 +210,15 @@ def compared_methods(data: SweepData, metric: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _rank(data: SweepData, metric: str) -> tuple[RankStability | None, str, str]:
+def _rank(data: SweepData, metric: str
+          ) -> tuple[RankStability | None, str, str, SettingAgreement | None]:
     try:
         rs = rank_stability(data.table, metric=metric, methods=ranked_methods(data))
     except ValueError as exc:
-        return None, str(exc), ""
+        return None, str(exc), "", None
+    agreement = setting_agreement(data, rs)
     if not np.isfinite(rs.mean):
-        return rs, "", "Every cell ties its methods, so no ranking can be compared."
+        return rs, "", "Every cell ties its methods, so no ranking can be compared.", agreement
     agree = ("almost always the same order" if rs.mean >= 0.9 else
              "mostly the same order" if rs.mean >= 0.7 else
              "a partly different order" if rs.mean >= 0.4 else "a different order")
@@ -163,7 +228,11 @@ def _rank(data: SweepData, metric: str) -> tuple[RankStability | None, str, str]
              f"{rs.identical:,} pairs rank them identically.")
     if rs.n_undefined:
         story += f" {rs.n_undefined:,} pairs have a cell whose methods all tie (no τ)."
-    return rs, "", story
+    if np.isfinite(agreement.within) and np.isfinite(agreement.across):
+        story += (f" Testbeds at the same setting, differing only in their seed, agree at "
+                  f"τ-b {agreement.within:.2f}; testbeds at different settings at "
+                  f"{agreement.across:.2f}.")
+    return rs, "", story, agreement
 
 
 def _surface(data: SweepData, metric: str, method: str, x: str, y: str
@@ -250,9 +319,10 @@ def sweep_view(data: SweepData, *, metric: str = "forced_accuracy", method: str 
     """
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
-    rank, rank_note, rank_story = _rank(data, metric)
+    rank, rank_note, rank_story, agreement = _rank(data, metric)
     surface, surface_note = _surface(data, metric, method, x, y)
     boundary, boundary_note, lines = _boundary(data, metric)
-    return SweepView(data, metric, _facts(data), rank, rank_note, rank_story, surface,
+    return SweepView(data, metric, _facts(data), rank, rank_note, rank_story, agreement,
+                     surface,
                      surface_note, boundary, boundary_note, lines,
                      None if boundary is None else _boundary_table(boundary))

@@ -33,6 +33,7 @@ __all__ = [
     "MajorityBoundary",
     "RankStability",
     "accuracy_surface",
+    "knob_text",
     "majority_boundary",
     "rank_stability",
 ]
@@ -60,7 +61,7 @@ def _check(table: pd.DataFrame, metric: str) -> None:
         raise ValueError("the sweep's results table is empty (no finished cell)")
 
 
-def _knob_text(values: pd.Series) -> pd.Series:
+def knob_text(values: pd.Series) -> pd.Series:
     """Knob values as text for labels (NaN / <NA> → ``same`` for fit scales, ``all`` else)."""
     name = values.name
     empty = "same" if str(name).startswith("fit_") else "all"
@@ -208,7 +209,7 @@ def accuracy_surface(table: pd.DataFrame, *, x: str, y: str, method: str,
         keys = pd.unique(filled)
         ordered = sorted(keys, key=lambda v: (v is not None, v if v is not None else 0))
         code = {k: n for n, k in enumerate(ordered)}
-        labels = _knob_text(pd.Series(ordered, name=col.name, dtype=object))
+        labels = knob_text(pd.Series(ordered, name=col.name, dtype=object))
         return filled.map(code).to_numpy(np.int64), tuple(labels)
 
     xi, x_values = axis(rows[x])
@@ -307,7 +308,7 @@ def majority_boundary(table: pd.DataFrame, *, baseline: str = "majority_vote",
     order = sorted(range(len(out)), key=lambda r: tuple(c.iloc[r] for c in sort_cols))
     out = out.iloc[order].reset_index(drop=True)
     if knobs:
-        text = [_knob_text(pd.Series(out[k].to_numpy(object), name=k)) for k in knobs]
+        text = [knob_text(pd.Series(out[k].to_numpy(object), name=k)) for k in knobs]
         out["setting"] = [", ".join(f"{k}={t.iloc[r]}" for k, t in zip(knobs, text,
                                                                          strict=True))
                           for r in range(len(out))]
