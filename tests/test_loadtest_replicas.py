@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from benchmarks import loadtest as lt
 
 
@@ -72,6 +76,41 @@ def test_rss_target_names_the_whole_set_with_replicas():
     two = lt.check_targets("lesson", [], 3_000_000_000, 2)[-1]
     assert one["target"] == f"peak RSS <= {lt.TARGET_RSS / 1e9} GB" and one["pass"]
     assert "2 replicas" in two["target"] and two["pass"] is False
+
+
+@pytest.mark.parametrize("rss, pss, passes", [
+    (3_600_000_000, 2_400_000_000, True),    # shared pages counted once: within budget
+    (2_400_000_000, 2_600_000_000, False),   # graded on PSS, not on the smaller RSS
+    (1_000, 0, True),                        # no PSS sampled: RSS is graded as before
+])
+def test_the_memory_target_is_graded_on_pss_when_sampled(rss, pss, passes):
+    t = lt.check_targets("lesson", [], rss, 2, peak_pss=pss)[-1]
+    assert t["pass"] is passes
+    if pss:
+        assert t["target"].startswith("peak memory (PSS)")
+        assert f"RSS sum {rss / 1e6:.0f} MB" in t["value"]
+
+
+def test_pss_of_a_process_tree_counts_shared_pages_once():
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    ready, done = ctx.Event(), ctx.Event()
+    child = ctx.Process(target=_hold, args=(ready, done))
+    child.start()
+    try:
+        assert ready.wait(30)
+        pss, rss = lt.tree_pss(os.getpid()), lt.tree_rss(os.getpid())
+        assert 0 < pss < rss  # the forked child shares this process's pages
+    finally:
+        done.set()
+        child.join(30)
+    assert lt.tree_pss(2**22 + 12345) == 0  # no such process
+
+
+def _hold(ready, done) -> None:
+    ready.set()
+    done.wait(30)
 
 
 def test_parse_args_replicas_bounds():
