@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
+    "CACHE_SCALE_ENV",
     "COOKIE",
     "HEALTH_PATH",
     "MAX_RESTARTS",
@@ -50,6 +51,7 @@ __all__ = [
     "RESTART_WINDOW",
     "ReplicaSet",
     "ServerArgs",
+    "cache_share",
     "haproxy_config",
     "resolve_replicas",
     "split_server_args",
@@ -58,6 +60,8 @@ __all__ = [
 
 #: The cookie HAProxy inserts to keep a browser on one replica.
 COOKIE = "ARBITER_REPLICA"
+#: The share of every cache bound a replica keeps (read by ``pages/_shared/cache.py``).
+CACHE_SCALE_ENV = "ARBITER_CACHE_SCALE"
 #: Streamlit's health endpoint, asked by HAProxy, Docker and Kubernetes alike.
 HEALTH_PATH = "/_stcore/health"
 #: ``--replicas auto`` (the Docker image, ``make run``): one per core, at most this many. Each
@@ -93,6 +97,18 @@ def resolve_replicas(value: str | int | None, *, cores: int | None = None) -> in
     if not 1 <= n <= 4 * REPLICA_CAP:
         raise ValueError(f"replicas must be from 1 to {4 * REPLICA_CAP}, got {n}")
     return n
+
+
+def cache_share(n: int) -> str:
+    """``$ARBITER_CACHE_SCALE`` of each of ``n`` replicas: ``1/n`` as text (``"0.5"``).
+
+    One server's caches are bounded so that it fits the memory budget; ``n`` replicas with
+    full bounds would hold ``n`` copies of what a class looks at (measured, two replicas
+    after a warm-up: 2.49 GB PSS with full bounds). Each keeps ``1/n`` of every bound, so
+    the set holds about what one server would."""
+    if n < 1:
+        raise ValueError(f"replicas must be at least 1, got {n}")
+    return f"{1 / n:.4g}"
 
 
 def workers_per_replica(n: int, *, cores: int | None = None) -> int:
@@ -172,6 +188,10 @@ defaults
     timeout server 60s
     timeout tunnel 1h
     timeout http-request 10s
+    # a replica busy with a long computation answers its health check late, not never:
+    # 4 s per check and 3 misses in a row before it counts as down (a dead one refuses the
+    # connection at once and its visitors are redispatched by the retries below)
+    timeout check 4s
     retries 3
     option redispatch
 
@@ -184,7 +204,7 @@ backend replicas
     cookie {COOKIE} insert indirect nocache httponly
     option httpchk GET {HEALTH_PATH}
     http-check expect status 200
-    default-server inter {check_interval_ms} fall 2 rise 1
+    default-server inter {check_interval_ms} fall 3 rise 1
     http-response set-header X-Arbiter-Replica %[srv_name]
 {servers}
 """
@@ -254,6 +274,9 @@ class ReplicaSet:
         self.n, self.server, self.root, self.haproxy, self.say = n, server, root, haproxy, say
         base = dict(os.environ if env is None else env)
         base.setdefault("ARBITER_WORKERS", str(workers_per_replica(n)))
+        # every replica holds its own caches: each keeps 1/n of the bounds (issue 24's memory
+        # budget; pages/_shared/cache.py reads it)
+        base.setdefault(CACHE_SCALE_ENV, cache_share(n))
         # Streamlit takes the secret from its environment only (not from the command line)
         base.setdefault("STREAMLIT_SERVER_COOKIE_SECRET", secrets.token_hex(32))
         self.ports = [_free_port() for _ in range(n)]

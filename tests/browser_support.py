@@ -143,7 +143,8 @@ def replica_server(store: Path, log: Path, *, replicas: int = 2, **env: str
             found = replica_pids(log)
             if (len(found) == replicas and all(_healthy(f"http://127.0.0.1:{p}", proc,
                                                         timeout=1) for p, _ in found.values())
-                    and _healthy(base, proc, timeout=1)):
+                    and _healthy(base, proc, timeout=1)
+                    and all(_proxied_to(base, name) for name in found)):
                 break
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"serve.py --replicas did not start; log:\n{log.read_text()[-3000:]}")
@@ -151,6 +152,19 @@ def replica_server(store: Path, log: Path, *, replicas: int = 2, **env: str
         yield base, found
     finally:
         _stop(proc)
+
+
+def _proxied_to(base: str, name: str) -> bool:
+    """Whether HAProxy sends a visitor with replica ``name``'s cookie to it, i.e. counts it
+    up (a replica that answered before HAProxy's next check may still be down there)."""
+    from core.replicas import COOKIE, HEALTH_PATH
+
+    req = urllib.request.Request(base + HEALTH_PATH, headers={"Cookie": f"{COOKIE}={name}"})
+    try:
+        with urllib.request.urlopen(req, timeout=1) as r:
+            return r.headers.get("X-Arbiter-Replica") == name
+    except OSError:
+        return False
 
 
 def replica_pids(log: Path) -> dict[str, tuple[int, int]]:
