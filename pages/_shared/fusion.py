@@ -103,7 +103,9 @@ PARAMS = [P_SET, P_LABEL, P_CASE, P_MINUTES, P_NUMERIC, P_METHODS, P_COV, P_PAIR
 
 
 # ----------------------------------------------------------------------------- fits
-@shared_cache(max_entries=12, spinner="Running every resolver on the table…")
+# 6, not more: one fit of the whole flight day holds ~75 MB (measured: 69-81 MB kept, 7 s), and
+# every normaliser setting is its own fit; 12 entries could hold 0.9 GB in one process
+@shared_cache(max_entries=6, spinner="Running every resolver on the table…")
 def _builtin(key: str, label: str, case: bool, minutes: int, numeric: float
              ) -> tuple[ImportResult, FusionFit]:
     norms = normalisers(case=case, minutes=minutes, numeric=numeric)
