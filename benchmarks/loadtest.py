@@ -1238,17 +1238,23 @@ def _tree_pids(pid: int) -> list[int]:
     return out
 
 
-def tree_rss(pid: int) -> int:
-    """VmRSS in bytes of ``pid`` plus its descendants (0 once gone)."""
+def _tree_kb(pid: int, name: str, field: str) -> int:
+    """The ``field:`` line (kB) of ``/proc/P/<name>``, summed over ``pid`` and its
+    descendants, in bytes (0 once gone)."""
     total = 0
     for p in _tree_pids(pid):
-        with contextlib.suppress(OSError, ValueError):
-            with open(f"/proc/{p}/status") as fh:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{p}/{name}") as fh:
                 for line in fh:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(field + ":"):
                         total += int(line.split()[1]) * 1024
                         break
     return total
+
+
+def tree_rss(pid: int) -> int:
+    """VmRSS in bytes of ``pid`` plus its descendants (0 once gone)."""
+    return _tree_kb(pid, "status", "VmRSS")
 
 
 def tree_pss(pid: int) -> int:
@@ -1258,15 +1264,7 @@ def tree_pss(pid: int) -> int:
     The sum of RSS counts a page shared by a replica's fork server and the workers it forked
     (numpy, pandas, core: copy-on-write) once per process; PSS splits it among them, so the
     tree's PSS is what the processes take from the machine's memory."""
-    total = 0
-    for p in _tree_pids(pid):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            with open(f"/proc/{p}/smaps_rollup") as fh:
-                for line in fh:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1]) * 1024
-                        break
-    return total
+    return _tree_kb(pid, "smaps_rollup", "Pss")
 
 
 def own_rss(pid: int) -> int:
