@@ -10,6 +10,47 @@ import pytest
 from core.build import build_store
 from core.testbed.config import TestbedConfig
 
+#: The slowest modules, slowest first (seconds summed over their tests, measured on two busy
+#: cores; rough, and only an order): ``make test`` starts them first so that the many short
+#: modules fill the end of the run on both workers. Without this pytest-xdist's ``loadfile``
+#: hands out the modules with the most tests first, which left the slow one-test browser
+#: modules for last and one worker idle while the other finished them. A module missing here
+#: only runs later; nothing else depends on the order.
+SLOW_MODULES = (
+    "test_map_choice", "test_browser_concurrency", "test_fuzz_pages", "test_browser",
+    "test_browser_offline", "test_app_your_data", "test_app_seed003_pages", "test_coverage",
+    "test_browser_replicas", "test_broken_stores", "test_browser_uploads", "test_app_records",
+    "test_first_ten_minutes", "test_sweep_dask", "test_cli", "test_prose_extract",
+    "test_app_extraction", "test_browser_tour", "test_browser_extraction", "test_labels_sql",
+    "test_seed003_extremes", "test_app_tour", "test_deploy", "test_browser_your_data",
+    "test_browser_records", "test_app_pages", "test_imports", "test_replicas",
+    "test_browser_seed003",
+)
+
+
+def pytest_configure(config):
+    """Under ``--dist loadfile`` keep the module order of :func:`pytest_collection_modifyitems`
+    (xdist would otherwise reorder the modules by their number of tests)."""
+    if getattr(config.option, "dist", "no") == "loadfile":
+        config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Modules in :data:`SLOW_MODULES` first, in its order; then the others, most tests first
+    (xdist's own order); the tests of a module keep their order."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.path.stem] = counts.get(item.path.stem, 0) + 1
+    rank = {name: i for i, name in enumerate(SLOW_MODULES)}
+
+    def key(item):
+        stem = item.path.stem
+        return (rank.get(stem, len(rank)), -counts[stem], str(item.path))
+
+    items.sort(key=key)  # stable: a module's tests stay in collection order
+
+
 #: 2 seeds × 36 personas (12 per difficulty; 5 test personas per difficulty and seed).
 SMALL_CONFIG = TestbedConfig(seeds=(20260321, 20260322), personas_per_difficulty=12)
 
@@ -60,6 +101,24 @@ def app_env(monkeypatch, small_store) -> Path:
     """Point the app at the small store (``ARBITER_DB``) for the duration of a test."""
     monkeypatch.setenv("ARBITER_DB", str(small_store))
     return small_store
+
+
+@pytest.fixture(scope="session")
+def browser_server(small_store, tmp_path_factory):
+    """One headless ``streamlit run app.py`` over the small session store, shared by the
+    real-browser modules of a test process (each xdist worker starts its own); its base URL.
+
+    Starting a server and running each page for the first time in it (imports, cached views)
+    cost about as much as the tests themselves when every module started its own; a visitor
+    meets the same warm server, so sharing it changes nothing a test checks. Tests that need
+    a fresh server (``test_browser_concurrency``) or another one (``serve.py --replicas``)
+    still start their own.
+    """
+    from tests.browser_support import streamlit_server
+
+    log = tmp_path_factory.mktemp("browser_server") / "streamlit.log"
+    with streamlit_server(small_store, log, ARBITER_LAB_PERSONAS="12") as base:
+        yield base
 
 
 @pytest.fixture(scope="session")

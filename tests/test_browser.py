@@ -10,18 +10,16 @@ import re
 
 import pytest
 
-from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
+from tests.browser_support import BROWSER_MARKS, open_page, wait_for_app_run
 
 pytestmark = BROWSER_MARKS
 expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.fixture(scope="module")
-def server(small_store, tmp_path_factory):
-    """A headless ``streamlit run app.py`` over the small session store; its base URL."""
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    with streamlit_server(small_store, log, ARBITER_LAB_PERSONAS="12") as base:
-        yield base
+def server(browser_server):
+    """The shared headless ``streamlit run app.py`` over the small session store (conftest)."""
+    return browser_server
 
 
 def test_walkthrough_deep_link_opens_that_persona(server, page, expected_browser):

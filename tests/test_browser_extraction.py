@@ -1,9 +1,10 @@
 """Real-browser test of the Extraction page: selecting an atom highlights its sentences.
 
-A ``streamlit run`` server on a small store of this module, Debian's Chromium through
-Playwright (``tests/browser_support.py``). The atom grid is a canvas (Glide Data Grid), so
-a cell is clicked at its position: the header row is 35 px high, the rows ``WRAP_ROW`` px (the
-worded answers wrap), and the first column, the question ids, ``GRID_INDEX`` px wide.
+The shared ``streamlit run`` server over the small session store (conftest), Debian's
+Chromium through Playwright (``tests/browser_support.py``). The atom grid is a canvas (Glide
+Data Grid), so a cell is clicked at its position: the header row is 35 px high, the rows
+``WRAP_ROW`` px (the worded answers wrap), and the first column, the question ids,
+``GRID_INDEX`` px wide.
 """
 
 from __future__ import annotations
@@ -12,12 +13,10 @@ import re
 
 import pytest
 
-from core.build import build_store
 from core.prose.views import prose_personas, prose_view
 from core.store import connect
-from core.testbed.config import TestbedConfig
 from pages._shared.prose import GRID_INDEX, WRAP_ROW
-from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
+from tests.browser_support import BROWSER_MARKS, open_page, wait_for_app_run
 
 pytestmark = BROWSER_MARKS
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -26,13 +25,9 @@ HEADER = 35  # px: Streamlit's dataframe header row
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """(URL, store) of a headless server on a one-seed store."""
-    tmp = tmp_path_factory.mktemp("extraction_browser")
-    store = tmp / "store.duckdb"
-    build_store(store, TestbedConfig(seeds=(20260321,), personas_per_difficulty=8))
-    with streamlit_server(store, tmp / "streamlit.log") as base:
-        yield base, store
+def served(browser_server, small_store):
+    """(URL, store) of the shared headless server over the small session store (conftest)."""
+    return browser_server, small_store
 
 
 def marked(page):

@@ -11,21 +11,16 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from core.build import build_store
 from core.pages_registry import PAGES
-from core.testbed.config import TestbedConfig
-from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server
+from tests.browser_support import BROWSER_MARKS, open_page
 
 pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("offline_browser")
-    store = tmp / "store.duckdb"
-    build_store(store, TestbedConfig(seeds=(20260321,), personas_per_difficulty=4))
-    with streamlit_server(store, tmp / "streamlit.log") as base:
-        yield base
+def server(browser_server):
+    """The shared server over the small session store (conftest)."""
+    return browser_server
 
 
 def test_no_page_asks_another_host_for_anything(server, page):

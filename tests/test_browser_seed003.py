@@ -1,5 +1,6 @@
-"""Real-browser test of the Ranking reversal page: a ``streamlit run`` server on a small store
-of this module, Debian's Chromium through Playwright.
+"""Real-browser test of the Ranking reversal page: the shared ``streamlit run`` server over
+the small session store (``browser_server`` in conftest), Debian's Chromium through
+Playwright.
 
 Skipped only when ``/usr/bin/chromium`` is missing *and* ``CI`` is unset; in CI it must run.
 Never runs ``playwright install``: the browser is the system's Chromium.
@@ -11,22 +12,16 @@ import re
 
 import pytest
 
-from core.build import build_store
-from core.testbed.config import TestbedConfig
-from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
+from tests.browser_support import BROWSER_MARKS, open_page, wait_for_app_run
 
 pytestmark = BROWSER_MARKS
 expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A headless ``streamlit run app.py`` on a one-seed store of this module; its URL."""
-    tmp = tmp_path_factory.mktemp("seed003_browser")
-    store = tmp / "store.duckdb"
-    build_store(store, TestbedConfig(seeds=(20260321,), personas_per_difficulty=12))
-    with streamlit_server(store, tmp / "streamlit.log") as base:
-        yield base
+def server(browser_server):
+    """The shared headless ``streamlit run app.py`` over the small session store (conftest)."""
+    return browser_server
 
 
 def test_prevalence_slider_crosses_the_crossover_and_flips_the_rule(server, page):

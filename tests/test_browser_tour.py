@@ -10,17 +10,16 @@ import pytest
 
 from core.store import connect
 from core.tour import STOPS, TourData, compute_stop, compute_tour, tour_html
-from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
+from tests.browser_support import BROWSER_MARKS, open_page, wait_for_app_run
 
 pytestmark = BROWSER_MARKS
 expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, small_store):
-    tmp = tmp_path_factory.mktemp("tour_browser")
-    with streamlit_server(small_store, tmp / "streamlit.log") as base:
-        yield base
+def server(browser_server):
+    """The shared server over the small session store (conftest)."""
+    return browser_server
 
 
 @pytest.fixture(scope="module")

@@ -11,21 +11,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.build import build_store
-from core.testbed.config import TestbedConfig
-from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
+from tests.browser_support import BROWSER_MARKS, open_page, wait_for_app_run
 
 pytestmark = BROWSER_MARKS
 expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("uploads_browser")
-    store = tmp / "store.duckdb"
-    build_store(store, TestbedConfig(seeds=(20260321,), personas_per_difficulty=4))
-    with streamlit_server(store, tmp / "streamlit.log") as base:
-        yield base
+def server(browser_server):
+    """The shared server over the small session store (conftest)."""
+    return browser_server
 
 
 def _good_csv(tmp_path):
@@ -41,12 +36,11 @@ HOSTILE = ("http://127.0.0.1:9/x", "www.evil.example", "![i](http://127.0.0.1:9/
            "me@evil.example")
 
 
-@pytest.mark.parametrize("payload", HOSTILE)
-def test_a_refused_upload_keeps_the_good_one_and_links_nothing(server, page, tmp_path,
-                                                              payload):
+def test_a_refused_upload_keeps_the_good_one_and_links_nothing(server, page, tmp_path):
+    """One good file, then each hostile file in turn over it, in one page: every refusal keeps
+    the good file's analysis and renders no link or image (each replacement is its own
+    empty-then-file rerun in the browser, so each payload takes the whole path)."""
     good = _good_csv(tmp_path)
-    bad = tmp_path / "bad_forecasts.csv"
-    bad.write_text(f"p,y\n0.2,0\n{payload},1\n")
     open_page(page, f"{server}/Reliability?rel_data=upload")
     uploader = page.locator("[data-testid='stFileUploader'] input[type='file']")
     uploader.set_input_files(str(good))
@@ -55,16 +49,20 @@ def test_a_refused_upload_keeps_the_good_one_and_links_nothing(server, page, tmp
     expect(charts.first).to_be_visible(timeout=30_000)
     n_charts = charts.count()
     assert n_charts >= 3
-    # replace it by a bad file: the browser empties the uploader first, then sends the file
-    uploader.set_input_files(str(bad))
-    wait_for_app_run(page)
-    error = page.get_by_test_id("stAlertContentError")
-    expect(error).to_have_count(1, timeout=30_000)
-    assert "This file was refused" in error.inner_text()
-    html = error.inner_html().lower()
-    assert "<a" not in html and "<img" not in html, html
-    assert "good_forecasts.csv" in error.inner_text()  # "Still using good_forecasts.csv"
-    assert page.get_by_test_id("stPlotlyChart").count() == n_charts  # the analysis stayed
+    for i, payload in enumerate(HOSTILE):
+        # replace it by a bad file: the browser empties the uploader first, then sends the file
+        bad = tmp_path / f"bad_forecasts_{i}.csv"
+        bad.write_text(f"p,y\n0.2,0\n{payload},1\n")
+        uploader.set_input_files(str(bad))
+        wait_for_app_run(page)
+        error = page.get_by_test_id("stAlertContentError")
+        expect(error).to_have_count(1, timeout=30_000)
+        expect(error).to_contain_text(bad.name, timeout=30_000)  # this file's refusal
+        assert "This file was refused" in error.inner_text(), payload
+        html = error.inner_html().lower()
+        assert "<a" not in html and "<img" not in html, (payload, html)
+        assert "good_forecasts.csv" in error.inner_text()  # "Still using good_forecasts.csv"
+        assert page.get_by_test_id("stPlotlyChart").count() == n_charts  # the analysis stayed
 
 
 def test_an_emptied_uploader_keeps_the_good_file_until_forgotten(server, page, tmp_path):

@@ -7,17 +7,16 @@ import pytest
 
 from core.fusion.builtin import load_builtin
 from core.fusion.views import copy_view, fit_fusion
-from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server, wait_for_app_run
+from tests.browser_support import BROWSER_MARKS, open_page, wait_for_app_run
 
 pytestmark = BROWSER_MARKS
 expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, small_store):
-    tmp = tmp_path_factory.mktemp("your_data_browser")
-    with streamlit_server(small_store, tmp / "streamlit.log") as base:
-        yield base
+def server(browser_server):
+    """The shared server over the small session store (conftest)."""
+    return browser_server
 
 
 def test_switching_to_flight_shows_the_copy_cluster_and_the_dependence_panel(server, page):

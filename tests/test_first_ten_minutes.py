@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from core.figures.calibration import budget_curves_figure, rate_axis_range
 from core.pages_registry import HOME_SCRIPT, HOME_TITLE, PAGES
 from core.resolvers.registry import RESOLVERS, method_short, method_words
-from tests.browser_support import BROWSER_MARKS, open_page, streamlit_server
+from tests.browser_support import BROWSER_MARKS, open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 LEADERBOARD = "pages/2_Leaderboard.py"
@@ -240,28 +240,32 @@ def test_the_build_speaks_in_plain_words(tmp_path):
 
 # ------------------------------------------------------------------ a real browser
 @pytest.fixture(scope="module")
-def server(small_store, tmp_path_factory):
-    """``streamlit run app.py`` (the link) over the small session store; its base URL."""
-    log = tmp_path_factory.mktemp("first10") / "streamlit.log"
-    with streamlit_server(small_store, log, ARBITER_LAB_PERSONAS="12") as base:
-        yield base
+def server(browser_server):
+    """``streamlit run app.py`` (the link) over the small session store: the shared server
+    of the browser tests (conftest); its base URL."""
+    return browser_server
 
 
 @BROWSER_MARKS[0]
 @BROWSER_MARKS[1]
-@pytest.mark.parametrize("width", [1280, 1440])
-def test_the_sidebar_starts_with_home_and_the_chips_fit(server, browser, width):
+def test_the_sidebar_starts_with_home_and_the_chips_fit(server, browser):
     """A real server started with ``streamlit run app.py``: the first menu entry reads
-    "Home", and every method chip lies inside its widget (none cut off on the right)."""
-    page = browser.new_page(viewport={"width": width, "height": 900})
+    "Home", and every method chip lies inside its widget (none cut off on the right) at
+    1280 and at 1440 px (one page, resized: the chips are laid out by the browser alone)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
     open_page(page, server)
     nav = page.get_by_test_id("stSidebarNav").get_by_role("link")
     assert nav.first.inner_text().strip() == "Home"
     open_page(page, f"{server}/Leaderboard")
     chips = page.locator(".st-key-lb_methods button[data-variant='pills']")
-    group = page.locator(".st-key-lb_methods").bounding_box()
     assert chips.count() == len(RESOLVERS)
-    for i in range(chips.count()):
-        box = chips.nth(i).bounding_box()
-        assert box is not None and box["x"] + box["width"] <= group["x"] + group["width"] + 1
+    for width in (1280, 1440):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_function(f"window.innerWidth === {width}")
+        page.wait_for_timeout(300)  # let the layout settle after the resize
+        group = page.locator(".st-key-lb_methods").bounding_box()
+        for i in range(chips.count()):
+            box = chips.nth(i).bounding_box()
+            assert box is not None and box["x"] + box["width"] <= group["x"] + group["width"] + 1, \
+                (width, i)
     page.close()
