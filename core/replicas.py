@@ -42,7 +42,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
-    "CACHE_SCALE_ENV",
     "COOKIE",
     "HEALTH_PATH",
     "MAX_RESTARTS",
@@ -51,7 +50,6 @@ __all__ = [
     "RESTART_WINDOW",
     "ReplicaSet",
     "ServerArgs",
-    "cache_share",
     "haproxy_config",
     "resolve_replicas",
     "split_server_args",
@@ -60,8 +58,6 @@ __all__ = [
 
 #: The cookie HAProxy inserts to keep a browser on one replica.
 COOKIE = "ARBITER_REPLICA"
-#: The share of every cache bound a replica keeps (read by ``pages/_shared/cache.py``).
-CACHE_SCALE_ENV = "ARBITER_CACHE_SCALE"
 #: Streamlit's health endpoint, asked by HAProxy, Docker and Kubernetes alike.
 HEALTH_PATH = "/_stcore/health"
 #: ``--replicas auto`` (the Docker image, ``make run``): one per core, at most this many. Each
@@ -97,18 +93,6 @@ def resolve_replicas(value: str | int | None, *, cores: int | None = None) -> in
     if not 1 <= n <= 4 * REPLICA_CAP:
         raise ValueError(f"replicas must be from 1 to {4 * REPLICA_CAP}, got {n}")
     return n
-
-
-def cache_share(n: int) -> str:
-    """``$ARBITER_CACHE_SCALE`` of each of ``n`` replicas: ``1/n`` as text (``"0.5"``).
-
-    One server's caches are bounded so that it fits the memory budget; ``n`` replicas with
-    full bounds would hold ``n`` copies of what a class looks at (measured, two replicas
-    after a warm-up: 2.49 GB PSS with full bounds). Each keeps ``1/n`` of every bound, so
-    the set holds about what one server would."""
-    if n < 1:
-        raise ValueError(f"replicas must be at least 1, got {n}")
-    return f"{1 / n:.4g}"
 
 
 def workers_per_replica(n: int, *, cores: int | None = None) -> int:
@@ -274,9 +258,6 @@ class ReplicaSet:
         self.n, self.server, self.root, self.haproxy, self.say = n, server, root, haproxy, say
         base = dict(os.environ if env is None else env)
         base.setdefault("ARBITER_WORKERS", str(workers_per_replica(n)))
-        # every replica holds its own caches: each keeps 1/n of the bounds (issue 24's memory
-        # budget; pages/_shared/cache.py reads it)
-        base.setdefault(CACHE_SCALE_ENV, cache_share(n))
         # Streamlit takes the secret from its environment only (not from the command line)
         base.setdefault("STREAMLIT_SERVER_COOKIE_SECRET", secrets.token_hex(32))
         self.ports = [_free_port() for _ in range(n)]

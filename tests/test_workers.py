@@ -333,3 +333,24 @@ def test_a_timed_out_call_tells_its_visitor_plainly(monkeypatch):
     assert shown == ["This computation took more than 120 seconds and was stopped, so this "
                      "part of the page is not shown. Try again in a moment, or choose a "
                      "smaller setting."]
+
+
+def test_pool_equals_inline_on_a_fusion_fit(pool):
+    """The Your data page fits the built-in sets on the pool: the fit comes back whole (its
+    read-only mappings pickle as dicts and are read-only again) and equal to the inline fit."""
+    from core.fusion.views import fit_builtin_with
+
+    call = Call(fit_builtin_with, ("mozafari",), dict(case=True))
+    (imp_p, fit_p), (imp_i, fit_i) = run_calls({"f": call})["f"], call()
+    assert fit_p.methods == fit_i.methods and dict(fit_p.skipped) == dict(fit_i.skipped)
+    assert imp_p.claims.items == imp_i.claims.items
+    with pytest.raises(TypeError):
+        fit_p.results["mv"] = None  # still read-only after the trip
+    for key, a in fit_i.results.items():
+        b = fit_p.results[key]
+        np.testing.assert_array_equal(b.labels, a.labels)
+        np.testing.assert_allclose(b.confidence, a.confidence, **_CLOSE)
+        assert not b.labels.flags.writeable
+        assert set(b.params) == set(a.params)
+        with pytest.raises(TypeError):
+            b.params["x"] = 1

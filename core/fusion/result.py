@@ -15,7 +15,7 @@ scope), where the remainder is the probability that the truth is none of the cla
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
 import numpy as np
@@ -81,6 +81,12 @@ class FusionResult:
             object.__setattr__(self, name, _freeze(np.asarray(getattr(self, name))))
         object.__setattr__(self, "params", MappingProxyType(
             {k: _freeze(v) for k, v in dict(self.params).items()}))
+
+    def __reduce__(self):
+        """Pickle ``params`` as a plain dict (``__post_init__`` makes it read-only again), so
+        a result can come back from a worker process."""
+        return (type(self), tuple(dict(self.params) if f.name == "params"
+                                  else getattr(self, f.name) for f in fields(self)))
 
     @property
     def n_items(self) -> int:

@@ -84,7 +84,8 @@ __all__ = ["DEPENDENCE_METHOD", "METHODS", "UPLOAD_CAPS", "BoardView", "Contradi
            "CopyCluster", "CopyView", "FusionFit", "LabelView", "Method", "PairView",
            "ReliabilityData", "SourceView", "WhatIfView", "WhyView", "board_view",
            "contradicted_view", "copy_clusters", "copy_view", "example_table", "fit_builtin",
-           "fit_fusion", "guess_columns", "import_frame", "item_claims", "label_view", "method",
+           "fit_builtin_with", "fit_fusion", "guess_columns", "import_frame", "item_claims",
+           "label_view", "method",
            "normalisers", "pair_view", "predictions_frame", "read_table", "reliability_data",
            "source_view", "what_if_items", "what_if_view", "why_view"]
 
@@ -196,6 +197,13 @@ class FusionFit:
     judgements: AnswerJudgements | None = None
     label: str = "truth"
 
+    def __reduce__(self):
+        """Pickle the read-only mappings as plain dicts and wrap them again on loading, so a
+        fit can come back from a worker process (``pages/_shared/fusion.py`` computes the
+        built-in sets' fits there)."""
+        return (_rebuild_fit, (self.claims, dict(self.results), dict(self.skipped),
+                               self.train, dict(self.seconds), self.judgements, self.label))
+
     @property
     def methods(self) -> tuple[str, ...]:
         """The keys of the resolvers that ran, in board order."""
@@ -272,6 +280,11 @@ def fit_fusion(imported: ImportResult | Claims, *, methods: Sequence[str] | None
                      train=None if train is None else read_only(train),
                      seconds=MappingProxyType(seconds), judgements=judgements,
                      label="truth" if judgements is None else str(label))
+
+
+def _rebuild_fit(claims, results, skipped, train, seconds, judgements, label) -> FusionFit:
+    return FusionFit(claims, MappingProxyType(results), MappingProxyType(skipped), train,
+                     MappingProxyType(seconds), judgements, label)
 
 
 # ----------------------------------------------------------------------------- the board
@@ -1183,6 +1196,15 @@ def fit_builtin(key: str, *, label: str | None = None, normalise: Sequence = ()
                                     label=label)
     imported = load_builtin(key, normalise=normalise)
     return imported, fit_fusion(imported)
+
+
+def fit_builtin_with(key: str, *, label: str | None = None, case: bool = False,
+                     minutes: float = 0.0, numeric: float = 0.0
+                     ) -> tuple[ImportResult, FusionFit]:
+    """:func:`fit_builtin` with the page's normaliser options (:func:`normalisers`): small,
+    picklable arguments, so the Your data page can run it on its worker pool."""
+    return fit_builtin(key, label=label,
+                       normalise=normalisers(case=case, minutes=minutes, numeric=numeric))
 
 
 def item_claims(claims: Claims, item: str) -> pd.DataFrame:

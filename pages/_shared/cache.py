@@ -13,8 +13,6 @@ values the figure depends on (never from arrays: Streamlit hashes big arrays fro
 
 from __future__ import annotations
 
-import math
-import os
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
@@ -23,36 +21,12 @@ import streamlit as st
 
 from core.figures.fast import freeze
 
-__all__ = ["CACHE_SCALE_ENV", "FIGURE_CACHE_ENTRIES", "RESULT_CACHE_ENTRIES", "cache_scale",
-           "cached_figure", "cached_result", "scaled_entries", "shared_cache"]
+__all__ = ["FIGURE_CACHE_ENTRIES", "RESULT_CACHE_ENTRIES", "cached_figure", "cached_result",
+           "shared_cache"]
 
-#: The environment variable scaling every bound below (``serve.py --replicas N`` sets 1/N
-#: for each replica: N processes each holding full caches would hold N copies).
-CACHE_SCALE_ENV = "ARBITER_CACHE_SCALE"
-
-
-def cache_scale() -> float:
-    """``$ARBITER_CACHE_SCALE``: a share in (0, 1]; 1 when unset or not such a number."""
-    raw = os.environ.get(CACHE_SCALE_ENV, "").strip()
-    try:
-        value = float(raw) if raw else 1.0
-    except ValueError:
-        return 1.0
-    return value if 0.0 < value <= 1.0 else 1.0
-
-
-def scaled_entries(n: int) -> int:
-    """A cache bound ``n`` times :func:`cache_scale`, rounded up, at least 1.
-
-    Invariant: ``1 <= scaled_entries(n) <= max(n, 1)``, and ``scaled_entries(n) == n`` at
-    scale 1 (``tests/test_cache_scale.py``)."""
-    return max(1, math.ceil(n * cache_scale() - 1e-9))
-
-
-#: Figures kept across sessions (each 50 kB–1 MB), before :func:`scaled_entries`.
+#: Figures kept across sessions (each 50 kB–1 MB).
 FIGURE_CACHE_ENTRIES = 256
-#: Intermediate results kept across sessions (analyses keyed on widget values), before
-#: :func:`scaled_entries`.
+#: Intermediate results kept across sessions (analyses keyed on widget values).
 RESULT_CACHE_ENTRIES = 128
 
 T = TypeVar("T")
@@ -64,15 +38,13 @@ def shared_cache(*, max_entries: int, ttl: float = 3600.0, spinner: str | bool =
     Parameters
     ----------
     max_entries : int
-        Least-recently-used entries beyond this are dropped (times ``$ARBITER_CACHE_SCALE``,
-        :func:`scaled_entries`).
+        Least-recently-used entries beyond this are dropped.
     ttl : float, default=3600
         Seconds an entry lives.
     spinner : str or bool, default=False
         Text shown while a miss computes (``False``: none).
     """
-    return st.cache_resource(show_spinner=spinner, max_entries=scaled_entries(max_entries),
-                             ttl=ttl)
+    return st.cache_resource(show_spinner=spinner, max_entries=max_entries, ttl=ttl)
 
 
 @shared_cache(max_entries=FIGURE_CACHE_ENTRIES)

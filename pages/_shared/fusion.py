@@ -41,7 +41,7 @@ from core.fusion.views import (
     contradicted_view,
     copy_view,
     example_table,
-    fit_builtin,
+    fit_builtin_with,
     fit_fusion,
     guess_columns,
     import_frame,
@@ -63,6 +63,7 @@ from .cache import shared_cache
 from .ui import escape_markdown, number_table, table_height
 from .uploads import keep_last_good
 from .widths import TABLE_WIDTH, WRAP_ROW, fit_columns, text_px
+from .workers import Call, cached_calls, result_store
 
 __all__ = ["DATA", "LABELS", "LEARNED", "METHOD_NAMES", "PARAMS", "P_CASE", "P_COV",
            "P_LABEL", "P_LEARNED", "P_METHODS", "P_MINUTES", "P_NUMERIC", "P_PAIR", "P_REL",
@@ -103,13 +104,24 @@ PARAMS = [P_SET, P_LABEL, P_CASE, P_MINUTES, P_NUMERIC, P_METHODS, P_COV, P_PAIR
 
 
 # ----------------------------------------------------------------------------- fits
-# 6, not more: one fit of the whole flight day holds ~75 MB (measured: 69-81 MB kept, 7 s), and
-# every normaliser setting is its own fit; 12 entries could hold 0.9 GB in one process
-@shared_cache(max_entries=6, spinner="Running every resolver on the table…")
+#: Built-in fits kept across sessions (one per set and normaliser setting; ~10 MB pickled
+#: for the whole flight day).
+FIT_STORE_ENTRIES = 12
+
+
 def _builtin(key: str, label: str, case: bool, minutes: int, numeric: float
              ) -> tuple[ImportResult, FusionFit]:
-    norms = normalisers(case=case, minutes=minutes, numeric=numeric)
-    return fit_builtin(key, label=label if key == "nq_open" else None, normalise=norms)
+    """A built-in set's import and fits, shared by every session; a miss runs on the worker
+    pool (the whole flight day takes ~7 s: in the server process it would hold every other
+    visitor of this replica for that long)."""
+    args = (key, label if key == "nq_open" else None, bool(case), int(minutes),
+            float(numeric))
+    call = Call(fit_builtin_with, (args[0],), dict(label=args[1], case=args[2],
+                                                   minutes=args[3], numeric=args[4]))
+    out = cached_calls(result_store("fusion_builtin", FIT_STORE_ENTRIES),
+                       {"fit": (args, lambda: call)},
+                       spinner="Running every resolver on the table…")
+    return out["fit"]
 
 
 @shared_cache(max_entries=8, spinner="Reading the file…")

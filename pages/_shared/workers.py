@@ -52,15 +52,13 @@ import streamlit as st
 
 from core.worker_init import prepare
 
-from .cache import scaled_entries
-
 __all__ = ["Call", "CallTimedOut", "ResultStore", "cached_calls", "result_store", "run_calls",
            "worker_count", "worker_pool"]
 
 _LOG = logging.getLogger("arbiter.workers")
 #: Modules the fork server imports once, so that every worker starts warm.
 PRELOAD = ("numpy", "pandas", "scipy.special", "scipy.stats", "core.calibration.pilot",
-           "core.calibration.scenario", "core.evaluation.lab")
+           "core.calibration.scenario", "core.evaluation.lab", "core.fusion.views")
 #: Seconds a pooled call may take, from its submission, before its visitor is told it timed out.
 CALL_TIMEOUT = 120.0
 
@@ -136,9 +134,8 @@ class ResultStore:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def result_store(name: str, max_entries: int, ttl: float = 3600.0) -> ResultStore:
-    """The :class:`ResultStore` called ``name``, one per server process (all sessions),
-    bounded by ``max_entries`` times ``$ARBITER_CACHE_SCALE`` (:func:`.cache.scaled_entries`)."""
-    return ResultStore(max_entries=scaled_entries(max_entries), ttl=ttl)
+    """The :class:`ResultStore` called ``name``, one per server process (all sessions)."""
+    return ResultStore(max_entries=max_entries, ttl=ttl)
 
 
 def worker_count() -> int:
