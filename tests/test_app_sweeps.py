@@ -13,7 +13,7 @@ from core.sweep import catalog as C
 from core.sweep.engine import run_sweep
 from core.sweep.grid import parse_grid
 from tests.app_support import plain
-from tests.test_app_eval_pages import HOME, LAB
+from tests.test_app_eval_pages import LAB, open_page
 
 
 @pytest.fixture
@@ -24,11 +24,7 @@ def lab_env(app_env, monkeypatch):
 
 
 def open_lab(params: dict | None = None) -> AppTest:
-    at = AppTest.from_file(HOME, default_timeout=90)
-    for k, v in (params or {}).items():
-        at.query_params[k] = v
-    at.run()
-    return at.switch_page(LAB).run()
+    return open_page(LAB, params)
 
 
 def sweep_charts(at) -> dict[str, dict]:
