@@ -205,49 +205,17 @@ def sweeps() -> None:
                                    "accuracy scores only the answered ones; coverage is the "
                                    "share answered.")
     try:
-        base = sweep_glue.view_of(key, SWEEP_STAMP, metric, "dsnbf", "", "")
+        data = sweep_glue.data_of(key, SWEEP_STAMP)
     except ValueError as exc:
         st.warning(escape_markdown(str(exc).splitlines()[0]), icon=":material/error:")
         return
-    entry = base.data.entry
-    st.caption(escape_markdown(" ".join(filter(None, (entry.description, base.facts)))))
-
-    st.subheader("Does the order of the methods hold?", anchor=False)
-    if base.rank is None:
-        st.info(escape_markdown(base.rank_note), icon=":material/info:")
-    else:
-        st.markdown(escape_markdown(base.rank_story))
-        glue.show_chart("sw_rank", (key, SWEEP_STAMP, metric),
-                        lambda: sweep_figures.setting_agreement_figure(base.agreement),
-                        file_name=f"sweep_rank_{entry.name}",
-                        download=(base.rank.pairs, f"sweep_rank_pairs_{entry.name}",
-                                  "Every pair of cells"))
-        st.caption("Each square is the mean Kendall's τ-b between the cells of two settings: "
-                   "1 when every pair of methods is in the same order, −1 when every pair is "
-                   "reversed. The diagonal compares testbeds that differ only in their seed, "
-                   "so it shows how much the order moves by chance alone (Glossary: "
-                   "Kendall's tau).")
-
-    st.subheader("Where does each resolver stop beating majority vote?", anchor=False)
-    if base.boundary is None:
-        st.info(escape_markdown(base.boundary_note), icon=":material/info:")
-    else:
-        st.caption(f"On the same testbed, a resolver beats majority vote at a setting when its "
-                   f"{METRIC_WORDS[metric]} is higher on average over the testbeds.")
-        left, right = st.columns([3, 2])
-        with left:
-            glue.show_chart("sw_boundary", (key, SWEEP_STAMP, metric),
-                            lambda: sweep_figures.majority_boundary_figure(base.boundary),
-                            file_name=f"sweep_vs_majority_{entry.name}")
-        with right:
-            st.markdown("\n".join(f"- {escape_markdown(line)}" for line in base.boundary_lines))
-        glue.show_table(base.boundary_table, key="sw_dl_boundary", what="Against majority vote",
-                        fit=True, whole=True)
+    entry = data.entry
+    upper = st.container()  # filled below, once the surface's choices are read: one view
 
     st.subheader("One method over two knobs", anchor=False)
-    axes = surface_axes(base.data)
+    axes = surface_axes(data)
     s1, s2, s3 = st.columns(3)
-    method = ui.url_select_among(P_SW["sw_method"], "Method", base.data.methods, where=s1,
+    method = ui.url_select_among(P_SW["sw_method"], "Method", data.methods, where=s1,
                                  format_func=lambda m: method_name(m, long=True),
                                  help=tip("selective answering", "A method marked (may skip) "
                                           "is the variant that abstains when unsure."))
@@ -266,5 +234,40 @@ def sweeps() -> None:
         st.caption("Each square is the mean over the cells with those two values (the hover "
                    "gives how many, and their lowest and highest).")
 
+    with upper:
+        st.caption(escape_markdown(" ".join(filter(None, (entry.description, v.facts)))))
+
+        st.subheader("Does the order of the methods hold?", anchor=False)
+        if v.rank is None:
+            st.info(escape_markdown(v.rank_note), icon=":material/info:")
+        else:
+            st.markdown(escape_markdown(v.rank_story))
+            glue.show_chart("sw_rank", (key, SWEEP_STAMP, metric),
+                            lambda: sweep_figures.setting_agreement_figure(v.agreement),
+                            file_name=f"sweep_rank_{entry.name}",
+                            download=(v.rank.pairs, f"sweep_rank_pairs_{entry.name}",
+                                      "Every pair of cells"))
+            st.caption("Each square is the mean Kendall's τ-b between the cells of two "
+                       "settings: 1 when every pair of methods is in the same order, −1 when "
+                       "every pair is reversed. The diagonal compares testbeds that differ only "
+                       "in their seed, so it shows how much the order moves by chance alone "
+                       "(Glossary: Kendall's tau).")
+
+        st.subheader("Where does each resolver stop beating majority vote?", anchor=False)
+        if v.boundary is None:
+            st.info(escape_markdown(v.boundary_note), icon=":material/info:")
+        else:
+            st.caption(f"On the same testbed, a resolver beats majority vote at a setting when "
+                       f"its {METRIC_WORDS[metric]} is higher on average over the testbeds.")
+            left, right = st.columns([3, 2])
+            with left:
+                glue.show_chart("sw_boundary", (key, SWEEP_STAMP, metric),
+                                lambda: sweep_figures.majority_boundary_figure(v.boundary),
+                                file_name=f"sweep_vs_majority_{entry.name}")
+            with right:
+                st.markdown("\n".join(f"- {escape_markdown(line)}"
+                                       for line in v.boundary_lines))
+            glue.show_table(v.boundary_table, key="sw_dl_boundary",
+                            what="Against majority vote", fit=True, whole=True)
 
 sweeps()

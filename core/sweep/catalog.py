@@ -221,19 +221,17 @@ def _connect(store: str | os.PathLike):
     return con
 
 
-def _stored(store: str | os.PathLike) -> list[SweepEntry]:
+def _entries(con, store: str | os.PathLike) -> list[SweepEntry]:
+    """The finished sweeps of an open sweep store."""
     import duckdb
 
     from .store import list_sweeps
 
-    con = _connect(store)
     try:
         frame = list_sweeps(con)
     except duckdb.Error as exc:
         raise ValueError(f"cannot read the sweep store {Path(store).name}: "
                          f"{str(exc).splitlines()[0]}") from None
-    finally:
-        con.close()
     out = []
     for row in frame.itertuples(index=False):
         done = int(getattr(row, "ok", 0) or 0)
@@ -241,6 +239,14 @@ def _stored(store: str | os.PathLike) -> list[SweepEntry]:
             out.append(SweepEntry(f"store:{row.sweep_id}", str(row.name),
                                   str(row.description or ""), "store", int(row.n_cells), done))
     return out
+
+
+def _stored(store: str | os.PathLike) -> list[SweepEntry]:
+    con = _connect(store)
+    try:
+        return _entries(con, store)
+    finally:
+        con.close()
 
 
 def available_sweeps(*, shipped_dir: str | os.PathLike | None = None,
@@ -297,11 +303,11 @@ def load_sweep(key: str, *, shipped_dir: str | os.PathLike | None = None,
         store = os.environ.get(STORE_ENV, "") if store is None else store
         if not os.fspath(store):
             raise ValueError(f"no sweep store is set (${STORE_ENV})")
-        entries = {e.key: e for e in _stored(store)}
-        if key not in entries:
-            raise ValueError(f"the sweep store has no finished sweep {name!r}")
-        con = _connect(store)
+        con = _connect(store)  # once: the listing and the table from one connection
         try:
+            entries = {e.key: e for e in _entries(con, store)}
+            if key not in entries:
+                raise ValueError(f"the sweep store has no finished sweep {name!r}")
             table = load_results(con, name)
         finally:
             con.close()

@@ -85,7 +85,8 @@ def setting_agreement(data: SweepData, rs: RankStability) -> SettingAgreement:
     if knobs:
         keys = list(zip(*(cells[k].to_numpy() for k in knobs), strict=True))
         order = sorted(set(keys))
-        code = np.array([order.index(k) for k in keys], dtype=np.int64)
+        index = {k: i for i, k in enumerate(order)}
+        code = np.array([index[k] for k in keys], dtype=np.int64)
         labels = tuple(" · ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in k)
                        for k in order)
     else:

@@ -11,12 +11,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.sweep.catalog import SHIPPED_DIR, STORE_ENV, SweepCatalog, available_sweeps, load_sweep
+from core.sweep.catalog import (
+    SHIPPED_DIR,
+    STORE_ENV,
+    SweepCatalog,
+    SweepData,
+    available_sweeps,
+    load_sweep,
+)
 from core.sweep.explore import SweepView, sweep_view
 
 from .cache import shared_cache
 
-__all__ = ["catalog", "catalog_stamp", "view_of"]
+__all__ = ["catalog", "catalog_stamp", "data_of", "view_of"]
 
 
 def _file_stamp(path: Path) -> tuple[int, int]:
@@ -47,7 +54,9 @@ def catalog() -> tuple[SweepCatalog, tuple]:
 
 
 @shared_cache(max_entries=4, spinner="Reading the sweep…")
-def _data(key: str, stamp: tuple):
+def data_of(key: str, stamp: tuple) -> SweepData:
+    """:func:`core.sweep.catalog.load_sweep` (``ValueError`` for a file that cannot be
+    read)."""
     return load_sweep(key, store=stamp[1])
 
 
@@ -55,4 +64,4 @@ def _data(key: str, stamp: tuple):
 def view_of(key: str, stamp: tuple, metric: str, method: str, x: str, y: str) -> SweepView:
     """:func:`core.sweep.explore.sweep_view` of the sweep ``key`` (``ValueError`` for a file
     that cannot be read)."""
-    return sweep_view(_data(key, stamp), metric=metric, method=method, x=x, y=y)
+    return sweep_view(data_of(key, stamp), metric=metric, method=method, x=x, y=y)
