@@ -83,6 +83,23 @@ def test_dropout_scale_reprojects_only_device_and_objective(small):
         assert not (~a & b).any()  # common random numbers: more dropout drops a superset
 
 
+def test_shared_bases_give_the_same_testbeds_and_are_made_once_per_seed(small):
+    """``generate(bases=)`` reuses each seed's knob-free layers across scales (issue 23's
+    reproduce speed-up): every variant equals its own generation exactly."""
+    bases: dict = {}
+    for bias, dropout in ((1.0, 1.0), (2.0, 0.5), (0.5, 2.0)):
+        config = TestbedConfig(seeds=SMALL.seeds, personas_per_difficulty=40,
+                               bias_scale=bias, dropout_scale=dropout)
+        shared, alone = generate(config, bases=bases), generate(config)
+        pd.testing.assert_frame_equal(shared.personas, alone.personas)
+        pd.testing.assert_frame_equal(shared.knobs, alone.knobs)
+        assert _layers_equal(shared, alone, LAYERS)
+    assert sorted(bases) == sorted((s, 40) for s in SMALL.seeds)
+    other = generate(TestbedConfig(seeds=SMALL.seeds[:1], personas_per_difficulty=12),
+                     bases=bases)  # another persona count is another base
+    assert len(bases) == len(SMALL.seeds) + 1 and other.n == 3 * 12
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(4, 12),
        seeds=st.lists(st.integers(0, 2**31), min_size=1, max_size=2, unique=True),

@@ -75,9 +75,10 @@ def test_grouped_cells_share_fits_and_equal_cells_run_one_by_one():
              replace(base, seed=5, train_size=6, train_draw=1, noise="gemini")]
     for cell, frame in zip(cells, run_cells(cells), strict=True):  # every resolver
         pd.testing.assert_frame_equal(frame, run_cell(cell), rtol=1e-12, atol=1e-12)
-    # the engine groups by the testbed the fit reads, at most `size` cells a group
+    # the engine groups by seed, at most `size` cells a group, the costliest first
     groups = group_cells(cells, size=2)
-    assert [len(g.cells) for g in groups] == [2, 2, 1, 1]
+    assert [len(g.cells) for g in groups] == [2, 1, 2, 1]
+    assert [round(g.cost, 2) for g in groups] == [1.7, 1.6, 1.45, 1.35]
     assert len({g.cell_id for g in groups}) == 4
     grid = parse_grid({"name": "g", "axes": {
         "seed": [20260321], "personas_per_difficulty": 8, "noise_profile": "uniform",

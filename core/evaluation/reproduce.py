@@ -9,10 +9,11 @@ DataFrame whose paper columns sit beside ours (``paper``/``delta`` or ``*_paper`
 The four robustness grids (seed 000 §12; the benchmark specification §2.13) run either
 directly (:mod:`core.evaluation.robustness`, ``executor=None``) or as sweeps on the engine of
 :mod:`core.sweep` (``executor="local"``, ``"dask"`` or ``"dask-local"``; the grids of
-:mod:`core.sweep.protocols`, noise and transfer cells sharing one fit per seed). Both give the
-same tables to the digit (``tests/test_sweep_reproduce.py``). On the engine the grids' cells
-run from a driver thread while this one builds the testbed (when ``tb`` is a function) and
-computes the main tables, so the workers start at once.
+:mod:`core.sweep.protocols`). Both give the same tables to the digit
+(``tests/test_sweep_reproduce.py``). On the engine the four grids run as one pass
+(:func:`core.sweep.engine.run_sweeps`: cells grouped by seed across the grids, the nominal fit
+they all need made once per seed) from a driver thread, while this one builds the testbed
+(when ``tb`` is a function) and computes the main tables.
 """
 
 from __future__ import annotations
@@ -86,37 +87,34 @@ def _size_table(curve: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
-#: The robustness steps, in the order they are listed.
-_GRID_STEPS = ("3 × 3 perturbation grid", "extraction noise", "train-size ablation",
-               "transfer without refit")
+#: The one robustness step on the engine (its four grids in one pass).
+_ENGINE_STEP = "robustness grids on the engine (one pass)"
 
 
 def _engine_grids(config: TestbedConfig, ex, step) -> dict:
     """The four robustness grids as sweeps on the entered executor ``ex``, reduced to what
-    :mod:`core.evaluation.robustness` returns (:mod:`core.sweep.protocols`)."""
-    from ..sweep import protocols as P
-    from ..sweep.engine import run_sweep
+    :mod:`core.evaluation.robustness` returns (:mod:`core.sweep.protocols`).
 
-    def table(grid):
-        res = run_sweep(grid, executor=ex, share_fits=True)
+    The grids run as one pass (:func:`core.sweep.engine.run_sweeps`): the nominal fit that
+    the perturbation grid, the noise curve, transfer and the full training split all need is
+    made once per seed, and the longest tasks of all four start first. Run one after another,
+    each grid ended with a worker idle (about 3 s of the 2-core wall time).
+    """
+    from ..sweep import protocols as P
+    from ..sweep.engine import run_sweeps
+
+    grids = {"grid": P.perturbation_sweep(config), "noise": P.noise_sweep(config),
+             "train_size": P.train_size_sweep(config), "transfer": P.transfer_sweep(config)}
+    results = step(_ENGINE_STEP, lambda: run_sweeps(grids.values(), executor=ex))
+    for grid, res in zip(grids.values(), results, strict=True):
         if res.failed:
             err = res.cells.loc[res.cells["status"] == "failed", "error"].iloc[0]
             raise RuntimeError(f"{len(res.failed)} cell(s) of {grid.name} failed: {err}")
-        return res.table
-
-    jobs = {
-        "grid": ("3 × 3 perturbation grid",
-                 lambda: P.perturbation_from_table(table(P.perturbation_sweep(config)))),
-        "noise": ("extraction noise", lambda: P.noise_from_table(table(P.noise_sweep(config)))),
-        "train_size": ("train-size ablation",
-                       lambda: P.train_size_from_table(table(P.train_size_sweep(config)))),
-        "transfer": ("transfer without refit",
-                     lambda: P.transfer_from_table(table(P.transfer_sweep(config)))),
-    }
-    # one after another: run at once from four driver threads, they took 1 s longer on two
-    # workers (the threads contend for the driver's interpreter lock, and the big grid's
-    # cells no longer go first)
-    return {key: step(name, fn) for key, (name, fn) in jobs.items()}
+    tables = dict(zip(grids, (r.table for r in results), strict=True))
+    return {"grid": P.perturbation_from_table(tables["grid"]),
+            "noise": P.noise_from_table(tables["noise"]),
+            "train_size": P.train_size_from_table(tables["train_size"]),
+            "transfer": P.transfer_from_table(tables["transfer"])}
 
 
 def reproduce(tb: Testbed | Callable[[], Testbed], config: TestbedConfig, *,
@@ -234,9 +232,9 @@ def _reproduce(tb, config: TestbedConfig, out: Reproduction, *, n_boot: int, rob
         out.tables["noise"] = _noise_table(found["noise"])
         out.tables["train_size"] = _size_table(found["train_size"])
         out.tables["transfer"] = found["transfer"]
-        # the grids' steps ran beside the driver's: list them after its steps, as before
+        # the grids' step ran beside the driver's: list it after the driver's steps
         out.seconds = {k: out.seconds[k] for k in sorted(
-            out.seconds, key=lambda k: k in _GRID_STEPS and _GRID_STEPS.index(k) + 1)}
+            out.seconds, key=lambda k: k == _ENGINE_STEP)}
     elif robustness:
         grid = step("3 × 3 perturbation grid", lambda: perturbation_grid(config, workers=workers))
         out.tables["perturbation_grid"] = _grid_table(grid)

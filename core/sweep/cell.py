@@ -21,8 +21,9 @@ the one-seed testbed of a :class:`core.sweep.grid.Cell`:
    draw, so the cell reproduces ``noise_curve``. Fits and calibration stay clean.
 
 Cells that differ only in what is tested — the noise on the test atoms, the test scales of a
-transfer cell, the bootstrap — share one fit (:func:`fit_key`), and cells on one testbed share
-its generation (:func:`data_key`): :func:`run_cells` generates and fits each once and
+transfer cell, the bootstrap, the methods asked for — share one fit (:func:`share_key`), and
+cells on one testbed share its generation (:func:`data_key`): :func:`run_cells` generates and
+fits each once (the union of the sharing cells' methods) and
 predicts each cell's test atoms with the fitted models, the predictions of
 :func:`core.evaluation.run.run_seed` step for step (the fits are deterministic and
 ``predict`` reads nothing but its atoms, so the frames equal :func:`run_cell`'s; a test
@@ -54,7 +55,8 @@ from ..testbed.readout import readout
 from ..testbed.vocab import DIFFICULTIES
 from .grid import TRAIN_DRAW_BASE, Cell, kept_counts
 
-__all__ = ["RESULT_COLUMNS", "cell_run", "data_key", "fit_key", "run_cell", "run_cells"]
+__all__ = ["RESULT_COLUMNS", "cell_run", "data_key", "fit_key", "run_cell", "run_cells",
+           "share_key"]
 
 #: Columns of a cell's results frame and their dtypes.
 RESULT_COLUMNS = {
@@ -71,9 +73,10 @@ RESULT_COLUMNS = {
 }
 
 
-def _arrays(cell: Cell, *, fit: bool):
-    """μ*, GT and persona rows of the cell's testbed, with the difficulty mix applied."""
-    tb = generate(cell.config(fit=fit))
+def _arrays(cell: Cell, *, fit: bool, bases: dict | None = None):
+    """μ*, GT and persona rows of the cell's testbed, with the difficulty mix applied
+    (``bases``: :func:`core.testbed.generate.generate`'s, shared by a group's testbeds)."""
+    tb = generate(cell.config(fit=fit), bases=bases)
     gt, _ = ground_truth_codes(tb)
     mu = readout(tb)
     personas = tb.personas
@@ -201,6 +204,25 @@ def run_cell(cell: Cell) -> pd.DataFrame:
     return _frame(cell, run.gt, run.predictions)
 
 
+#: Every selective variant's name (``…_skip``): cells share a fit only when they ask for the
+#: same ones (a shared-fit resolver is fitted in its selective form when its variant is wanted).
+_SKIP_NAMES = frozenset(r.skip_name for r in RESOLVERS if r.selective)
+
+
+def share_key(cell: Cell) -> tuple:
+    """The fit a cell can borrow: :func:`fit_key` with the methods replaced by the selective
+    variants asked for.
+
+    Each resolver's fit reads only the train and calibration splits and draws from its own
+    generator, so fitting the union of several cells' methods gives each method the model it
+    would get alone; only a selective variant changes how its resolver is fitted, so cells
+    share a fit when they ask for the same variants. :func:`run_cells` fits each share key
+    once, for the union of its cells' methods.
+    """
+    skips = tuple(sorted(m for m in cell.methods if m in _SKIP_NAMES))
+    return (*fit_key(cell)[:-1], skips)
+
+
 def data_key(cell: Cell) -> tuple:
     """The testbed a cell's fit reads: seed, personas, fit scales and difficulty mix (cells
     with equal keys share their generated data in :func:`run_cells`; the engine groups cells
@@ -210,7 +232,7 @@ def data_key(cell: Cell) -> tuple:
 
 def run_cells(cells: Sequence[Cell]) -> list[pd.DataFrame]:
     """:func:`run_cell` of each of ``cells``, generating each testbed and fitting each
-    :func:`fit_key` once.
+    :func:`share_key` once (for the union of its cells' methods).
 
     Each fit is made on its fit variant (the cell's scales, or ``fit_*_scale``) and each
     cell's test atoms (its own scales, then its noise) are predicted with those models and
@@ -218,23 +240,27 @@ def run_cells(cells: Sequence[Cell]) -> list[pd.DataFrame]:
     ``cells``. Raises ``ValueError`` when a test variant's personas differ from the fit's.
     """
     data: dict[tuple, tuple] = {}
+    bases: dict = {}  # each seed's knob-free layers, made once for all its scales
     fits: dict[tuple, object] = {}
+    wanted: dict[tuple, dict[str, None]] = {}  # share key -> the union of methods, in order
+    for cell in cells:
+        wanted.setdefault(share_key(cell), {}).update(dict.fromkeys(cell.methods))
 
     def arrays(cell: Cell, b: float, d: float):
         key = (cell.seed, cell.personas_per_difficulty, b, d, cell.difficulty_mix)
         if key not in data:
             data[key] = _arrays(replace(cell, bias_scale=b, dropout_scale=d,
                                         fit_bias_scale=None, fit_dropout_scale=None),
-                                fit=False)
+                                fit=False, bases=bases)
         return data[key]
 
     out = []
     for cell in cells:
-        key = fit_key(cell)
+        key = share_key(cell)
         mu, gt, personas = arrays(cell, key[2], key[3])
         test = personas["split"].to_numpy() == "test"
         if key not in fits:
-            fits[key] = run_seed(mu, gt, personas, methods=list(cell.methods),
+            fits[key] = run_seed(mu, gt, personas, methods=list(wanted[key]),
                                  train_index=_train_index(cell, personas)).models
         c_mu, c_gt, c_personas = arrays(cell, cell.bias_scale, cell.dropout_scale)
         if c_personas is not personas and not c_personas["persona_id"].equals(

@@ -8,6 +8,9 @@ also when the sweep is interrupted), records a failing cell with its
 error text and goes on, and reports progress (cells done, rate, ETA) after every cell. The
 table is in grid order (cell position, then the cell's method order), whatever executor ran
 the cells and in whatever order they finished, so a Dask run equals a local run exactly.
+
+:func:`run_sweeps` runs several grids as one pass without a store (``reproduce``'s four
+robustness grids): cells grouped by seed across the grids, each fit made once.
 """
 
 from __future__ import annotations
@@ -23,30 +26,33 @@ from pathlib import Path
 import pandas as pd
 
 from . import store as sweep_store
-from .cell import data_key, run_cell, run_cells
+from .cell import data_key, run_cell, run_cells, share_key
 from .executors import CellOutcome, make_executor
 from .grid import Cell, Grid
 from .table import results_table
 
-__all__ = ["EXECUTORS", "FLUSH_CELLS", "FLUSH_SECONDS", "GROUP_CELLS", "CellGroup", "Progress",
-           "SweepResult", "group_cells", "run_group", "run_sweep"]
+__all__ = ["EXECUTORS", "FLUSH_CELLS", "FLUSH_SECONDS", "GROUP_CELLS",
+           "GROUP_FITS", "CellGroup", "Progress",
+           "SweepResult", "group_cells", "run_group", "run_sweep", "run_sweeps"]
 
 #: ``--executor`` choices.
 EXECUTORS = ("local", "dask", "dask-local")
 #: Finished cells are written to the store together, at most this many or this old.
 FLUSH_CELLS, FLUSH_SECONDS = 64, 1.0
-#: The most cells one :class:`CellGroup` holds (a group is one task: bigger groups balance
-#: the workers worse).
-GROUP_CELLS = 16
+#: The most cells and the most distinct fits (:func:`core.sweep.cell.share_key`) one
+#: :class:`CellGroup` holds. A group is one task, and bigger tasks balance the workers worse:
+#: at 160 personas per difficulty a fit costs 80–140 ms, a testbed 30–40 ms, a prediction
+#: about 10 ms.
+GROUP_CELLS, GROUP_FITS = 32, 4
 
 
 @dataclass(frozen=True)
 class CellGroup:
-    """Cells that share one testbed (:func:`core.sweep.cell.data_key`), shipped as one task.
+    """Cells of one seed and persona count, shipped as one task (:func:`group_cells`).
 
     Attributes
     ----------
-    cells : the cells, in grid order (parameters only, as a :class:`Cell`).
+    cells : the cells, cells of one fit together (parameters only, as a :class:`Cell`).
     """
 
     cells: tuple[Cell, ...]
@@ -57,16 +63,57 @@ class CellGroup:
         blob = ",".join(c.cell_id for c in self.cells)
         return "g" + hashlib.sha256(blob.encode()).hexdigest()[:15]
 
+    @functools.cached_property
+    def cost(self) -> float:
+        """A rough cost in fits: each fit 1, each testbed generated 0.25, each cell 0.1."""
+        tested = {(c.seed, c.personas_per_difficulty, c.bias_scale, c.dropout_scale,
+                   c.difficulty_mix) for c in self.cells}
+        testbeds = tested | {data_key(c) for c in self.cells}
+        return (len({share_key(c) for c in self.cells}) + 0.25 * len(testbeds)
+                + 0.1 * len(self.cells))
 
-def group_cells(cells, *, size: int = GROUP_CELLS) -> list[CellGroup]:
-    """``cells`` in groups of one data key, at most ``size`` each, in order of first cell."""
-    groups: dict[tuple, list[list[Cell]]] = {}
+
+def group_cells(cells, *, size: int = GROUP_CELLS, fits: int = GROUP_FITS
+                ) -> list[CellGroup]:
+    """``cells`` in groups of one seed, at most ``size`` cells and ``fits`` fits each.
+
+    A group's testbeds share the seed's knob-free layers (generated once a group; the scales
+    enter only the sources). Within a seed the cells of one
+    :func:`~core.sweep.cell.share_key` are kept together (in order of their first cell): a
+    fit is split across groups only when more than ``size`` cells share it. The groups come
+    largest :attr:`CellGroup.cost` first (ties in order of first cell): the long tasks start
+    first and the short ones fill the gaps, so the workers finish together.
+
+    Invariants (``tests/test_sweep_groups.py``, a hypothesis test and a table): every cell
+    in exactly one group; one (seed, personas per difficulty) a group; at most ``size``
+    cells and ``fits`` share keys a group; a share key of at most ``size`` cells in one
+    group; costs non-increasing.
+    """
+    if size < 1 or fits < 1:
+        raise ValueError(f"size and fits must be >= 1, got {size} and {fits}")
+    families: dict[tuple, dict[tuple, list[Cell]]] = {}
     for cell in cells:
-        parts = groups.setdefault(data_key(cell), [[]])
-        if len(parts[-1]) >= size:
-            parts.append([])
-        parts[-1].append(cell)
-    return [CellGroup(tuple(part)) for parts in groups.values() for part in parts]
+        family = (cell.seed, cell.personas_per_difficulty)
+        families.setdefault(family, {}).setdefault(share_key(cell), []).append(cell)
+    groups: list[CellGroup] = []
+    for by_fit in families.values():
+        part: list[Cell] = []
+        n_fit = 0
+        for members in by_fit.values():
+            # a fit starts a new group when the group has its fits, or when its cells would
+            # not all fit in the group's room but would in a fresh one
+            if part and (n_fit >= fits or len(part) + min(len(members), size) > size):
+                groups.append(CellGroup(tuple(part)))
+                part, n_fit = [], 0
+            n_fit += 1
+            for cell in members:
+                if len(part) >= size:  # more cells share this fit than a group holds
+                    groups.append(CellGroup(tuple(part)))
+                    part, n_fit = [], 1
+                part.append(cell)
+        if part:
+            groups.append(CellGroup(tuple(part)))
+    return sorted(groups, key=lambda g: g.cost, reverse=True)  # stable: ties keep order
 
 
 def run_group(group: CellGroup) -> pd.DataFrame:
@@ -199,15 +246,7 @@ def run_sweep(grid: Grid, *, executor="local", workers: int = 1,
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if share_fits and cell_fn is not run_cell:
         raise ValueError("share_fits needs the default cell function (core.sweep.cell.run_cell)")
-    if isinstance(executor, str):
-        if executor not in EXECUTORS:
-            raise ValueError(f"unknown executor {executor!r} (expected "
-                             f"{', '.join(EXECUTORS)})")
-        ex = make_executor(executor, workers=workers, scheduler=scheduler)
-        scope = ex
-    else:  # an executor the caller has entered, kept open for several sweeps
-        ex = executor
-        scope = contextlib.nullcontext(ex)
+    ex, scope = _executor(executor, workers, scheduler)
     cells = grid.cells()
     position = {c.cell_id: i for i, c in enumerate(cells)}
     by_id = {c.cell_id: c for c in cells}
@@ -261,14 +300,7 @@ def run_sweep(grid: Grid, *, executor="local", workers: int = 1,
         else:
             table = results_table((position[i], by_id[i], o.frame)
                                   for i, o in outcomes.items() if o.ok)
-            cell_rows = pd.DataFrame([
-                {"position": i, "cell_id": c.cell_id,
-                 "status": ("pending" if c.cell_id not in outcomes
-                            else "ok" if outcomes[c.cell_id].ok else "failed"),
-                 "error": outcomes[c.cell_id].error if c.cell_id in outcomes else "",
-                 "seconds": outcomes[c.cell_id].seconds if c.cell_id in outcomes else 0.0,
-                 "worker": outcomes[c.cell_id].worker if c.cell_id in outcomes else ""}
-                for i, c in enumerate(cells)])
+            cell_rows = _cell_rows(cells, outcomes)
     finally:
         if con is not None:
             con.close()
@@ -278,3 +310,79 @@ def run_sweep(grid: Grid, *, executor="local", workers: int = 1,
         tuple(c.cell_id for c in cells if c.cell_id in done_before),
         tuple(c.cell_id for c in todo if c.cell_id in outcomes and not outcomes[c.cell_id].ok),
         ex.name, int(ex.workers or workers), round(seconds, 3))
+
+
+def _executor(executor, workers: int, scheduler: str | None):
+    """``(executor, scope)``: a new executor entered by ``scope``, or the caller's entered
+    one with a scope that leaves it open (``ValueError`` for an unknown name)."""
+    if isinstance(executor, str):
+        if executor not in EXECUTORS:
+            raise ValueError(f"unknown executor {executor!r} (expected "
+                             f"{', '.join(EXECUTORS)})")
+        ex = make_executor(executor, workers=workers, scheduler=scheduler)
+        return ex, ex
+    return executor, contextlib.nullcontext(executor)  # kept open for several sweeps
+
+
+def _cell_rows(cells, outcomes: dict[str, CellOutcome]) -> pd.DataFrame:
+    """:attr:`SweepResult.cells` of ``cells`` from the outcomes found so far."""
+    return pd.DataFrame([
+        {"position": i, "cell_id": c.cell_id,
+         "status": ("pending" if c.cell_id not in outcomes
+                    else "ok" if outcomes[c.cell_id].ok else "failed"),
+         "error": outcomes[c.cell_id].error if c.cell_id in outcomes else "",
+         "seconds": outcomes[c.cell_id].seconds if c.cell_id in outcomes else 0.0,
+         "worker": outcomes[c.cell_id].worker if c.cell_id in outcomes else ""}
+        for i, c in enumerate(cells)],
+        columns=["position", "cell_id", "status", "error", "seconds", "worker"])
+
+
+def run_sweeps(grids, *, executor="local", workers: int = 1, scheduler: str | None = None,
+               progress: Callable[[Progress], None] | None = None) -> list[SweepResult]:
+    """Several grids in one pass of one executor, fits shared across grids; no store.
+
+    The cells of every grid (a cell in several grids runs once) are grouped as
+    :func:`run_sweep` does with ``share_fits`` (:func:`group_cells`), but across grids, so a
+    fit that several grids need is made once, and the largest groups of all grids start
+    first: one pass keeps both workers busy to the end, where grids run one after another
+    leave a worker idle at the end of each. Each grid's result equals its own
+    :func:`run_sweep`'s (the same table, exactly: ``tests/test_sweep_reproduce.py``).
+
+    Parameters are those of :func:`run_sweep`; ``progress`` counts the cells of all grids.
+    ``seconds`` of every result is the pass's wall time.
+    """
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    grids = list(grids)
+    ex, scope = _executor(executor, workers, scheduler)
+    cells = [grid.cells() for grid in grids]
+    unique = {c.cell_id: c for cs in cells for c in cs}
+    groups = {g.cell_id: g for g in group_cells(unique.values())}
+    outcomes: dict[str, CellOutcome] = {}
+    seen: set[str] = set()
+    t_start = time.perf_counter()
+    with scope:
+        t0 = time.perf_counter()
+        for out in ex.run(groups.values(), run_group):
+            if out.cell_id in seen:  # a group a cluster recomputed: keep the first
+                continue
+            seen.add(out.cell_id)
+            for one in _split(out, groups[out.cell_id]):
+                outcomes[one.cell_id] = one
+            if progress is not None:
+                progress(Progress(len(outcomes), len(unique),
+                                  sum(not o.ok for o in outcomes.values()), 0,
+                                  time.perf_counter() - t0))
+    seconds = round(time.perf_counter() - t_start, 3)
+    results = []
+    for grid, cs in zip(grids, cells, strict=True):
+        ran = [c for c in cs if c.cell_id in outcomes]
+        table = results_table((i, c, outcomes[c.cell_id].frame)
+                              for i, c in enumerate(cs)
+                              if c.cell_id in outcomes and outcomes[c.cell_id].ok)
+        results.append(SweepResult(
+            grid.sweep_id, grid.name, table, _cell_rows(cs, outcomes),
+            tuple(c.cell_id for c in ran), (),
+            tuple(c.cell_id for c in ran if not outcomes[c.cell_id].ok),
+            ex.name, int(ex.workers or workers), seconds))
+    return results

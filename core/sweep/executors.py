@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -168,12 +170,47 @@ class LocalProcesses:
             raise ValueError(f"LocalProcesses needs workers >= 2, got {workers}")
         self.workers = int(workers)
         self._pool: ProcessPoolExecutor | None = None
+        self._starting: tuple | None = None  # (thread, box) while processes start
 
     def __enter__(self) -> LocalProcesses:
-        self._pool = self._start(self.workers)
+        ctx = self._context()
+        if ctx.get_start_method() != "forkserver":
+            self._pool = self._start(self.workers)
+            return self
+        # Starting a worker waits until the fork server has imported core.sweep.cell (about
+        # 1.5 s): that wait runs in a thread, so the driver imports its own modules on the
+        # other core meanwhile; :meth:`run` and :meth:`__exit__` wait for it. The server is
+        # launched here, in the environment of one BLAS thread its workers inherit (the
+        # thread leaves ``os.environ`` alone: the driver may be importing NumPy).
+        with _one_blas_thread():
+            multiprocessing.forkserver.ensure_running()
+        box: dict = {}
+
+        def start() -> None:
+            try:
+                box["pool"] = self._start(self.workers, blas=False)
+            except BaseException as exc:  # re-raised by _started, in the driver's thread
+                box["error"] = exc
+
+        thread = threading.Thread(target=start, name="arbiter-sweep-start", daemon=True)
+        thread.start()
+        self._starting = (thread, box)
         return self
 
+    def _started(self) -> None:
+        """Wait for the processes :meth:`__enter__` started in the background."""
+        if self._starting is None:
+            return
+        thread, box = self._starting
+        thread.join()
+        self._starting = None
+        if "error" in box:
+            raise box["error"]
+        self._pool = box["pool"]
+
     def __exit__(self, *exc) -> None:
+        with contextlib.suppress(Exception):  # a failed start has nothing to close
+            self._started()
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
         self._pool = None
@@ -186,16 +223,19 @@ class LocalProcesses:
             return ctx
         return multiprocessing.get_context("spawn")
 
-    def _start(self, workers: int) -> ProcessPoolExecutor:
-        """A pool whose ``workers`` processes are starting (a no-op task each)."""
+    def _start(self, workers: int, *, blas: bool = True) -> ProcessPoolExecutor:
+        """A pool whose ``workers`` processes are starting (a no-op task each); ``blas``:
+        set one BLAS thread in the environment while they start (not needed once the fork
+        server runs with it)."""
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=self._context())
-        with _one_blas_thread():  # the processes start during the submissions
-            for _ in range(workers):
+        with _one_blas_thread() if blas else contextlib.nullcontext():
+            for _ in range(workers):  # the processes start during the submissions
                 pool.submit(os.getpid)
         return pool
 
     def run(self, cells: Iterable[Cell], cell_fn: Callable) -> Iterator[CellOutcome]:
         """Yield outcomes as cells finish; resubmit to a fresh pool when a worker dies."""
+        self._started()
         pending = {c.cell_id: c for c in cells}
         restarts = 0
         own = self._pool is None

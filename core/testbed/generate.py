@@ -89,9 +89,15 @@ def _seed_base(seed: int, config: TestbedConfig) -> _SeedBase:
                      events)
 
 
-def _generate_seed(seed: int, *, config: TestbedConfig) -> Testbed:
-    """All layers of one seed (§2.5–2.7), sources projected with the scaled knobs (§2.13)."""
-    base = _seed_base(seed, config)
+def _generate_seed(seed: int, *, config: TestbedConfig, bases: dict | None = None) -> Testbed:
+    """All layers of one seed (§2.5–2.7), sources projected with the scaled knobs (§2.13);
+    the knob-free base taken from (and put in) ``bases`` when given."""
+    key = (seed, config.personas_per_difficulty)
+    base = bases.get(key) if bases is not None else None
+    if base is None:
+        base = _seed_base(seed, config)
+        if bases is not None:
+            bases[key] = base
     draw, events = base.draw, base.events
     knobs = scale_knobs(default_knobs(draw), bias_scale=config.bias_scale,
                         dropout_scale=config.dropout_scale)
@@ -107,12 +113,17 @@ def _generate_seed(seed: int, *, config: TestbedConfig) -> Testbed:
     )
 
 
-def generate(config: TestbedConfig) -> Testbed:
+def generate(config: TestbedConfig, *, bases: dict | None = None) -> Testbed:
     """Generate the testbed of every seed of ``config``, stacked on the persona axis.
 
     Parameters
     ----------
     config : seeds, personas per difficulty class and the DGP perturbation scales.
+    bases : a dict the caller keeps across calls (empty at first): each seed's knob-free
+        layers (personas, events; about half of a seed's cost) are made once per (seed,
+        personas per difficulty) and reused, since the scales do not enter them (module
+        docstring). The testbeds are the same as without it; they share those arrays, so
+        nobody may write to them (nothing does).
 
     Returns
     -------
@@ -120,5 +131,5 @@ def generate(config: TestbedConfig) -> Testbed:
         Personas in seed order, then stable / temporal_shift / stated_vs_revealed, each by
         index; ``knobs`` holds the scaled source knobs of §2.7 plus ``missing_day_prob``.
     """
-    parts = [_generate_seed(seed, config=config) for seed in config.seeds]
+    parts = [_generate_seed(seed, config=config, bases=bases) for seed in config.seeds]
     return parts[0] if len(parts) == 1 else Testbed.concat(parts)
