@@ -4,9 +4,12 @@
 #   docker run --rm -p 8501:8501 arbiter        # then open http://localhost:8501
 FROM python:3.11-slim
 
+# MALLOC_ARENA_MAX: glibc's heaps per process (serve.py and core/replicas.py set the same
+# default; README "Measured" gives what it saved under load).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    MALLOC_ARENA_MAX=2
 
 # Spaces run the container as uid 1000; the app and its store belong to that user.
 RUN useradd -m -u 1000 user

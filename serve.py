@@ -20,7 +20,8 @@ being done.
 BLAS runs single-threaded (``OPENBLAS_NUM_THREADS`` and friends default to 1 here, before
 NumPy loads): the pages' matrix products are small, and on a shared two-core server the
 OpenBLAS worker threads only spin against the other sessions' script threads. The results do
-not change. Set the variables yourself to override.
+not change. Set the variables yourself to override. Likewise glibc keeps at most 2 heaps
+(``MALLOC_ARENA_MAX``, :func:`_limit_malloc_arenas`) unless the environment says otherwise.
 
 ``ARBITER_WORKERS`` defaults to the number of cores, at most 2: the worker processes that
 compute the pages' heavy cache misses (pilot simulations, bias-lab refits) outside the
@@ -50,6 +51,30 @@ ROOT = Path(__file__).resolve().parent
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # before anything imports NumPy (see the docstring)
+
+
+def _limit_malloc_arenas(n: int = 2) -> bool:
+    """At most ``n`` glibc heaps ("arenas") in this process, as ``MALLOC_ARENA_MAX`` would
+    set at start-up (glibc reads that variable only then; ``mallopt`` does the same now,
+    before the server's threads exist). Streamlit runs each session's script in a thread;
+    with glibc's default of 8 arenas per core, memory freed by one session stays in
+    half-empty heaps that no other thread reuses. Worker processes started later inherit
+    ``MALLOC_ARENA_MAX``. A ``MALLOC_ARENA_MAX`` the user set is left alone; True when the
+    limit is in force (False off glibc)."""
+    import ctypes
+    import ctypes.util
+
+    if "MALLOC_ARENA_MAX" in os.environ:
+        return True  # glibc applied the user's value at start-up
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        ok = bool(libc is not None and libc.mallopt(-8, int(n)))  # -8: M_ARENA_MAX
+    except (OSError, AttributeError):  # not glibc (musl, macOS): leave the allocator be
+        return False
+    if ok:
+        os.environ["MALLOC_ARENA_MAX"] = str(int(n))  # the worker processes start with it
+    return ok
 #: whether the user chose the worker count (replicas otherwise share the cores out)
 _WORKERS_CHOSEN = "ARBITER_WORKERS" in os.environ
 #: worker processes for the pages' heavy cache misses (``pages/_shared/workers.py``)
@@ -187,7 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     os.chdir(ROOT)
     sys.path.insert(0, str(ROOT))
-    from core.replicas import resolve_replicas
+    from core.replicas import MALLOC_ARENAS, resolve_replicas
+
+    _limit_malloc_arenas(MALLOC_ARENAS)
 
     try:
         value, argv = _take_replicas(argv)

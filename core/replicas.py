@@ -44,6 +44,7 @@ from pathlib import Path
 __all__ = [
     "COOKIE",
     "HEALTH_PATH",
+    "MALLOC_ARENAS",
     "MAX_RESTARTS",
     "REPLICA_CAP",
     "RESTART_DELAY",
@@ -60,6 +61,9 @@ __all__ = [
 COOKIE = "ARBITER_REPLICA"
 #: Streamlit's health endpoint, asked by HAProxy, Docker and Kubernetes alike.
 HEALTH_PATH = "/_stcore/health"
+#: ``MALLOC_ARENA_MAX`` of every replica (and of ``serve.py``'s own server, the Docker
+#: image and the deploy manifests) unless the environment sets it: glibc's heaps per process.
+MALLOC_ARENAS = 2
 #: ``--replicas auto`` (the Docker image, ``make run``): one per core, at most this many. Each
 #: replica holds its own caches (about 1 GB at 40 sessions, README "Deploy").
 REPLICA_CAP = 4
@@ -258,6 +262,10 @@ class ReplicaSet:
         self.n, self.server, self.root, self.haproxy, self.say = n, server, root, haproxy, say
         base = dict(os.environ if env is None else env)
         base.setdefault("ARBITER_WORKERS", str(workers_per_replica(n)))
+        # glibc gives each thread that allocates its own heap ("arena"), up to 8 per core;
+        # a replica's dozens of session threads then keep freed memory in many half-empty
+        # heaps. Two arenas cut a replica's memory under load (README "Measured").
+        base.setdefault("MALLOC_ARENA_MAX", str(MALLOC_ARENAS))
         # Streamlit takes the secret from its environment only (not from the command line)
         base.setdefault("STREAMLIT_SERVER_COOKIE_SECRET", secrets.token_hex(32))
         self.ports = [_free_port() for _ in range(n)]

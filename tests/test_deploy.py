@@ -101,6 +101,13 @@ def test_haproxy_comes_from_debian_before_the_user_switch(steps):
     assert apt < _index(steps, lambda s, a: s == "USER")
 
 
+def test_the_image_limits_glibc_heaps_as_serve_and_the_replicas_do(steps):
+    from core.replicas import MALLOC_ARENAS
+
+    env = " ".join(a for s, a in steps if s == "ENV").split()
+    assert f"MALLOC_ARENA_MAX={MALLOC_ARENAS}" in env
+
+
 def test_store_is_built_at_image_build_time(steps):
     runs = [a for s, a in steps if s == "RUN"]
     assert "python -m core build --db data/arbiter.duckdb" in runs

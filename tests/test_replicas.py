@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ctypes.util
 import os
 import shutil
 import signal
@@ -18,6 +19,7 @@ from core.build import build_store
 from core.replicas import (
     COOKIE,
     HEALTH_PATH,
+    MALLOC_ARENAS,
     REPLICA_CAP,
     ReplicaSet,
     ServerArgs,
@@ -111,6 +113,32 @@ def test_a_replica_set_needs_two(tmp_path):
     with pytest.raises(ValueError, match="at least 2"):
         ReplicaSet(1, ServerArgs("127.0.0.1", 8501, ()), root=ROOT, haproxy="haproxy",
                    say=print)
+
+
+@pytest.mark.parametrize(("env", "arenas"), [({}, str(MALLOC_ARENAS)),
+                                             ({"MALLOC_ARENA_MAX": "8"}, "8")])
+def test_replicas_start_with_few_malloc_arenas_unless_told_otherwise(env, arenas):
+    rs = ReplicaSet(2, ServerArgs("127.0.0.1", 8501, ()), root=ROOT, haproxy="haproxy",
+                    say=print, env={"PATH": os.environ["PATH"], **env})
+    try:
+        assert [r.env["MALLOC_ARENA_MAX"] for r in rs.replicas] == [arenas, arenas]
+        assert MALLOC_ARENAS == 2
+    finally:
+        shutil.rmtree(rs.config.parent, ignore_errors=True)
+
+
+def test_serve_limits_its_own_arenas_and_hands_the_limit_to_its_workers(monkeypatch):
+    """glibc reads MALLOC_ARENA_MAX only at start-up: serve.py sets the same limit with
+    mallopt before its threads exist, and exports it for the worker processes."""
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    assert serve._limit_malloc_arenas(2) is True  # this machine's libc is glibc
+    assert os.environ["MALLOC_ARENA_MAX"] == "2"
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "6")  # the user's value wins
+    assert serve._limit_malloc_arenas(2) is True and os.environ["MALLOC_ARENA_MAX"] == "6"
+    monkeypatch.delenv("MALLOC_ARENA_MAX")
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    assert serve._limit_malloc_arenas(2) is False  # no C library found: left alone
+    assert "MALLOC_ARENA_MAX" not in os.environ
 
 
 @pytest.mark.parametrize("argv", [["--replicas", "zero"], ["--replicas=0"], ["--replicas"],
