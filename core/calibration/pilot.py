@@ -308,6 +308,8 @@ def _smallest_per_stratum(keys: np.ndarray, strata: np.ndarray, alloc: np.ndarra
     With i.i.d. uniform keys this is a simple random sample without replacement of
     ``alloc[h]`` items per stratum in every row. Equal to ranking the keys within each stratum
     (ties have probability 0), with one partial sort per stratum instead of a full sort.
+    A stratum whose items are contiguous columns (one stratum: every column) is read and
+    written through a slice rather than copied out and scattered back by index.
     """
     out = np.zeros(keys.shape, bool)
     for h, a in enumerate(alloc):
@@ -317,8 +319,30 @@ def _smallest_per_stratum(keys: np.ndarray, strata: np.ndarray, alloc: np.ndarra
         if a >= cols.size:
             out[:, cols] = True
             continue
+        if cols[-1] - cols[0] + 1 == cols.size:
+            cols = slice(int(cols[0]), int(cols[-1]) + 1)
         kh = keys[:, cols]
         out[:, cols] = kh <= np.partition(kh, a - 1, axis=1)[:, a - 1:a]
+    return out
+
+
+def _searchsorted_unit(cdf: np.ndarray, u: np.ndarray, *, buckets: int = 16384) -> np.ndarray:
+    """``np.searchsorted(cdf, u)`` (left side) for ``u`` in [0, 1), through a bucket table.
+
+    The number of ``cdf`` entries below ``u`` lies between the counts below the edges
+    ``b/buckets`` and ``(b + 1)/buckets`` of ``u``'s bucket (exact in floating point: the
+    bucket count is a power of two); where the two agree that is the answer, and only the
+    draws in the few buckets that contain a ``cdf`` entry are searched. The same indices as
+    ``np.searchsorted``, several times faster for a (reps, budget) array of draws.
+    """
+    first = np.searchsorted(cdf, np.arange(buckets + 1) / buckets)
+    below, ambiguous = first[:-1], first[:-1] != first[1:]
+    b = (u * buckets).astype(np.int64)
+    np.minimum(b, buckets - 1, out=b)
+    out = below[b]
+    amb = ambiguous[b]
+    if amb.any():
+        out[amb] = np.searchsorted(cdf, u[amb])
     return out
 
 
@@ -346,7 +370,7 @@ def _draw(fa: FrameArrays, rng: np.random.Generator, *, reps: int, budget: int, 
         size = _size_measure(fa, prior_unmatched_true, prior_matched_false)
         p = size + 1e-3 * size.mean() + 1e-12
         p = p / p.sum()
-        idx = np.minimum(np.searchsorted(np.cumsum(p), rng.random((reps, budget))), n - 1)
+        idx = np.minimum(_searchsorted_unit(np.cumsum(p), rng.random((reps, budget))), n - 1)
         usable = (np.ones((reps, budget), bool) if budget_kind == "usable"
                   else rng.random((reps, budget)) >= insufficient_rate)
         key = (np.arange(reps)[:, None] * n + idx)[usable]

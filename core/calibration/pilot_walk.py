@@ -33,7 +33,7 @@ from .pilot import (
 )
 from .restore import (
     MonotoneMap,
-    design_variance,
+    _stratified_sum,
     monotone_repair,
     paired_differences,
     trisource_restore,
@@ -480,16 +480,37 @@ def _bootstrap_t_quantiles(t, sample, strata, level: float, rng,
     1993, §12.5): ``t* = (T* − T)/se*`` where each resample redraws the sampled units with
     replacement within their strata and ``se*`` is the stratified design standard error
     (:func:`~core.calibration.restore.design_variance`). Returns ``(t*_{α/2}, t*_{1−α/2})``.
+
+    Only the sampled units of each stratum are stored per resample (a resample's counts are
+    zero elsewhere): the per-stratum sums of ``design_variance`` are taken over those
+    ``(n_boot, m_h)`` blocks, with the frame's stratum size ``N_h`` for the finite-population
+    correction, instead of over ``(n_boot, n)`` matrices that are mostly zeros. The same
+    random draws; equal to the full-matrix computation within rounding (checked against it
+    in ``tests/test_gate_parity.py``).
     """
+    t = np.asarray(t, float)
     idx = np.flatnonzero(sample)
-    groups = [idx[strata[idx] == h] for h in np.unique(strata[idx])]
-    counts = np.zeros((n_boot, t.size))
+    labels, codes = np.unique(strata, return_inverse=True)
+    frame_h = np.bincount(codes, minlength=labels.size).astype(float)
+    H = labels.size
+    m = np.zeros((n_boot, H))
+    items = np.zeros((n_boot, H))
+    total_h = np.zeros((n_boot, H))
+    sq = np.zeros((n_boot, H))
     rows = np.arange(n_boot)[:, None]
-    for g in groups:
-        draw = g[rng.integers(0, g.size, (n_boot, g.size))]
-        np.add.at(counts, (np.broadcast_to(rows, draw.shape), draw), 1.0)
-    total = counts @ t
-    var, _, _ = design_variance(t, counts, strata=strata)
+    for h in np.unique(codes[idx]):
+        g = idx[codes[idx] == h]
+        pos = rng.integers(0, g.size, (n_boot, g.size))  # the draw g[pos], as before
+        cnt = np.bincount((rows * g.size + pos).ravel(),
+                          minlength=n_boot * g.size).reshape(n_boot, g.size).astype(float)
+        ct = cnt * t[g]
+        present = cnt > 0
+        m[:, h] = g.size
+        items[:, h] = present.sum(1)
+        total_h[:, h] = ct.sum(1)
+        sq[:, h] = np.where(present, ct * ct / np.where(present, cnt, 1.0), 0.0).sum(1)
+    total = total_h.sum(1)
+    var, _, _ = _stratified_sum(m, items / frame_h[None, :], sq, total_h)
     se_b = np.sqrt(np.maximum(var, 0.0))
     ok = se_b > 0
     tt = (total[ok] - t.sum()) / se_b[ok]

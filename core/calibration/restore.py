@@ -36,6 +36,7 @@ Conventions
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -700,8 +701,10 @@ def fit_monotone_batch(x, v, st, stx, *, max_iter: int = 100, tol: float = 1e-10
     Damped Newton: with Newton decrement ``λ² = gᵀH⁻¹g`` the step is scaled by ``1/(1 + λ)``
     while ``λ² > 1/4`` and is a full Newton step afterwards (the rule for (generalised)
     self-concordant losses such as the logistic one), so no objective evaluations are needed.
-    Only the repetitions that have not converged are iterated. Reductions use ``np.einsum``
-    rather than BLAS matrix–vector products, whose thread start-up dominated at these sizes.
+    Only the repetitions that have not converged are iterated; a single repetition runs the
+    same steps on Python floats (``_newton_one``, bit-for-bit the same result). Reductions
+    use ``np.einsum`` rather than BLAS matrix–vector products, whose thread start-up
+    dominated at these sizes.
     The objective is convex (softplus is convex, the target part linear), so when the
     unconstrained minimiser has γ < 0 the constrained one lies on γ = 0, where
     ``α = logit(st / Σv)`` (the ratio clipped to [1e-6, 1 − 1e-6]).
@@ -720,6 +723,13 @@ def fit_monotone_batch(x, v, st, stx, *, max_iter: int = 100, tol: float = 1e-10
     mean_t = np.clip(st / np.where(sv > 0, sv, 1.0), _EPS, 1.0 - _EPS)
     a0 = np.log(mean_t) - np.log1p(-mean_t)
     a, g = a0.copy(), np.zeros(R)
+    if R == 1:  # one fit: the same arithmetic on Python floats, without per-op array overhead
+        a1, g1, c1 = _newton_one(x, v, vx, vxx, float(st[0]), float(stx[0]), float(a0[0]),
+                                 shared, max_iter, tol, bound)
+        if g1 < 0:
+            g1, a1 = 0.0, float(a0[0])
+            c1 = True
+        return np.array([a1]), np.array([g1]), np.array([c1])
     if shared and R > 1:  # warm start from the fit to the average statistics
         sa, sg, _ = fit_monotone_batch(x, v, np.array([st.mean()]), np.array([stx.mean()]),
                                        max_iter=max_iter, tol=tol, bound=bound)
@@ -764,6 +774,62 @@ def fit_monotone_batch(x, v, st, stx, *, max_iter: int = 100, tol: float = 1e-10
         g = np.where(neg, 0.0, g)
         a = np.where(neg, a0, a)
     return a, g, converged | neg
+
+
+def _newton_one(x, v, vx, vxx, st: float, stx: float, a0: float, shared: bool,
+                max_iter: int, tol: float, bound: float) -> tuple[float, float, bool]:
+    """:func:`fit_monotone_batch`'s damped Newton loop for a single repetition.
+
+    Every step is the batch loop's arithmetic in the same order (the reductions are the same
+    ``einsum`` / row sums on a ``(1, n)`` array; the 2 × 2 solve, damping, clipping and
+    stopping rule are IEEE double operations on Python floats, which round exactly as NumPy's
+    float64 ones), so the result is bit-for-bit the batch loop's; only the per-operation
+    array overhead, which dominated single fits of a few dozen labels, is gone.
+    ``tests/test_gate_parity.py`` checks this against the batch loop.
+    """
+    x2 = x[None, :] if shared else x
+    a, g, converged = a0, 0.0, False
+    for _ in range(max_iter):
+        p = expit(a + g * x2)
+        h = p * (1.0 - p)
+        if shared:
+            ga = float(np.einsum("rn,n->r", p, v)[0]) - st
+            gg = float(np.einsum("rn,n->r", p, vx)[0]) - stx
+            haa = float(np.einsum("rn,n->r", h, v)[0])
+            hag = float(np.einsum("rn,n->r", h, vx)[0])
+            hgg = float(np.einsum("rn,n->r", h, vxx)[0])
+        else:
+            ga = float((v * p).sum(1)[0]) - st
+            gg = float((vx * p).sum(1)[0]) - stx
+            haa, hag = float((v * h).sum(1)[0]), float((vx * h).sum(1)[0])
+            hgg = float((vxx * h).sum(1)[0])
+        det = haa * hgg - hag * hag
+        hh = haa * hgg
+        ok = det > 1e-14 * (hh if (hh != hh or hh > 1e-300) else 1e-300)
+        if ok:
+            da = (hgg * ga - hag * gg) / det
+            dg = (haa * gg - hag * ga) / det
+        else:
+            da = ga / (haa if (haa != haa or haa > 1e-300) else 1e-300)
+            dg = 0.0
+        lam2 = ga * da + gg * dg
+        lam2 = lam2 if (lam2 != lam2 or lam2 > 0.0) else 0.0
+        damp = 1.0 / (1.0 + math.sqrt(lam2)) if lam2 > 0.25 else 1.0
+        na = _clip1(a - damp * da, bound)
+        ng = _clip1(g - damp * dg, bound)
+        moved = abs(na - a) + abs(ng - g)
+        a, g = na, ng
+        if moved < tol * (1.0 + abs(na) + abs(ng)):
+            converged = True
+            break
+    return a, g, converged
+
+
+def _clip1(value: float, bound: float) -> float:
+    """``np.clip(value, -bound, bound)`` for one float (NaN stays NaN)."""
+    if value != value:
+        return value
+    return bound if value > bound else -bound if value < -bound else value
 
 
 #: What :func:`fit_monotone_targets` returns per repetition (``status``).
