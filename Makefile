@@ -53,12 +53,16 @@ lint: test-deps
 # module-scoped stores and servers are built once); TEST_WORKERS=0 runs in one process
 TEST_WORKERS ?= 2
 XDIST := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+# pytest rewrites the asserts of ~150 test modules in every worker (10 s each) unless it may
+# cache the result as bytecode; a machine-wide PYTHONDONTWRITEBYTECODE=1 forbade that, so the
+# test commands allow it (the caches go to git-ignored __pycache__ folders)
+PYTEST := PYTHONDONTWRITEBYTECODE= $(PY) -m pytest
 
 test: test-deps browser lint  ## install test dependencies and run every test
-	$(PY) -m pytest -q $(XDIST)
+	$(PYTEST) -q $(XDIST)
 
 test-fast: test-deps lint  ## lint and every test but the real-browser ones
-	$(PY) -m pytest -q $(XDIST) -m "not browser"
+	$(PYTEST) -q $(XDIST) -m "not browser"
 
 bench: test-deps
 	$(PY) benchmarks/bench_testbed.py

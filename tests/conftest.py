@@ -103,23 +103,38 @@ def _scan_manifests_once() -> None:
     manifest_scanner.scan_component_manifests = once
 
 
-@pytest.fixture(autouse=True)
+def _clear_streamlit() -> None:
+    st = sys.modules.get("streamlit")
+    if st is not None:
+        st.cache_data.clear()
+        st.cache_resource.clear()
+
+
+@pytest.fixture(autouse=True, scope="module")
 def _clear_streamlit_caches():
-    """Streamlit's caches are process-global, so AppTests would leak values into each other.
+    """Streamlit's caches are process-global, so one module's AppTests would leak values into
+    another's; they are cleared before and after every test module (only once Streamlit has
+    been imported: tests of ``core`` never import it).
 
-    Cleared before and after every test, but only once Streamlit has been imported (tests of
-    ``core`` never import it).
+    Within a module the caches stay warm, as on a real server, where every visitor after the
+    first meets them warm: a cached value is a function of its key (widget values, the
+    store's path and stamp), so a test reads what it would have computed. Clearing them before
+    every test made each AppTest recompute its page's default view (99 s instead of 63 s for
+    the page modules). A test that counts computations uses :func:`cold_caches`.
     """
-    def clear() -> None:
-        st = sys.modules.get("streamlit")
-        if st is not None:
-            st.cache_data.clear()
-            st.cache_resource.clear()
-
     _scan_manifests_once()
-    clear()
+    _clear_streamlit()
     yield
-    clear()
+    _clear_streamlit()
+
+
+@pytest.fixture
+def cold_caches():
+    """Empty Streamlit caches for this one test (for tests that count what a run computes)."""
+    _scan_manifests_once()
+    _clear_streamlit()
+    yield
+    _clear_streamlit()
 
 
 @pytest.fixture

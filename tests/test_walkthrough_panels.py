@@ -339,7 +339,7 @@ def test_the_package_imports_no_submodule_until_a_name_is_used():
 
 
 # ---------------------------------------------------------------- glue caches
-def test_a_rerun_reads_the_cached_panels(app_env, monkeypatch):
+def test_a_rerun_reads_the_cached_panels(app_env, monkeypatch, cold_caches):
     """Two runs of the page and a second session build each panel once."""
     from streamlit.testing.v1 import AppTest
 
