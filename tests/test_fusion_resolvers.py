@@ -85,6 +85,25 @@ def test_dawid_skene_one_round_by_hand():
     np.testing.assert_allclose(conf[1, :, 0], [2 / 3, 1 / 3])
 
 
+@pytest.mark.parametrize("cap, dense", [(10**6, True), (8, True), (7, False), (0, False)])
+def test_dawid_skene_keeps_triples_above_the_dense_cap(monkeypatch, cap, dense):
+    # 2 sources x 2 classes: S*K^2 = 8, so the dense form is kept up to a cap of 8
+    import core.fusion.dawid_skene as ds
+
+    c = table([("a", "x", "0"), ("a", "y", "0"), ("b", "x", "0"), ("b", "y", "1")],
+              scope="global")
+    full = dawid_skene(c, n_iter=3).params
+    monkeypatch.setattr(ds, "DENSE_CONFUSION_CAP", cap)
+    p = dawid_skene(c, n_iter=3).params
+    assert ("confusion" in p) is dense and ("confusion_value" in p) is not dense
+    if not dense:  # the triples are the dense table's entries; every other entry is 0
+        rebuilt = np.zeros_like(full["confusion"])
+        rebuilt[p["confusion_source"], p["confusion_claimed"], p["confusion_true"]] = \
+            p["confusion_value"]
+        np.testing.assert_array_equal(rebuilt, full["confusion"])
+    np.testing.assert_array_equal(p["accuracy"], full["accuracy"])
+
+
 def test_dependence_probability_reads_false_agreement():
     # five agreements: on true values they are weak evidence, on false values overwhelming
     same_true = dependence_probability(5, 0, 0, 0.8, 0.8, n_false=10)
