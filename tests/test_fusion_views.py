@@ -317,3 +317,21 @@ def test_import_frame_maps_columns_and_refuses_a_repeated_pair():
     bad = pd.concat([frame, frame.iloc[[0]]], ignore_index=True)
     with pytest.raises(ValueError, match="row 5: source 'x' already claimed item 'a'"):
         import_frame(bad, layout="long", columns={"item": "q", "source": "w", "claim": "ans"})
+
+
+@pytest.mark.parametrize("minutes", [0, 10, 20])
+def test_a_shared_fit_of_the_flight_day_stays_small(minutes):
+    # the Your data page keeps up to 12 fits per server, shared by every visitor; with a time
+    # tolerance the flight day has 702 classes, and dense Dawid-Skene tables of 35 sources
+    # made one fit 139 MB pickled (issue 24). The pickle is what a worker sends and a
+    # replica holds.
+    import pickle
+
+    from core.fusion.dawid_skene import DENSE_CONFUSION_CAP
+    from core.fusion.views import fit_builtin_with
+
+    imported, fit = fit_builtin_with("flight", minutes=minutes)
+    params = fit.results["dawid_skene"].params
+    n_sources, n_classes = fit.claims.n_sources, len(fit.claims.classes)
+    assert ("confusion" in params) == (n_sources * n_classes ** 2 <= DENSE_CONFUSION_CAP)
+    assert len(pickle.dumps((imported, fit))) < 4 * 2**20
