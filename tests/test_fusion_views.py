@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import gzip
 import io
+import pickle
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from core.fusion.builtin import load_builtin
+from core.fusion.dawid_skene import DENSE_CONFUSION_CAP
 from core.fusion.diagnostics import compare_at_coverage, disagreement, source_summary
 from core.fusion.normalise import CaseWhitespace, NumericTolerance, TimeTolerance
 from core.fusion.nq import label_source_board, nq_open_judgements, source_labels
@@ -23,6 +25,7 @@ from core.fusion.views import (
     copy_clusters,
     copy_view,
     fit_builtin,
+    fit_builtin_with,
     fit_fusion,
     guess_columns,
     import_frame,
@@ -325,11 +328,6 @@ def test_a_shared_fit_of_the_flight_day_stays_small(minutes):
     # tolerance the flight day has 702 classes, and dense Dawid-Skene tables of 35 sources
     # made one fit 139 MB pickled (issue 24). The pickle is what a worker sends and a
     # replica holds.
-    import pickle
-
-    from core.fusion.dawid_skene import DENSE_CONFUSION_CAP
-    from core.fusion.views import fit_builtin_with
-
     imported, fit = fit_builtin_with("flight", minutes=minutes)
     params = fit.results["dawid_skene"].params
     n_sources, n_classes = fit.claims.n_sources, len(fit.claims.classes)

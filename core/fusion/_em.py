@@ -163,9 +163,9 @@ class PairIncidence:
         tot = np.bincount(self.trip_cell, weights=clipped) + floor * self.cell_missing
         return clipped / tot[self.trip_cell]
 
-    def dense(self, values: np.ndarray, cap: int = 20_000_000) -> np.ndarray | None:
+    def dense(self, values: np.ndarray, *, cap: int) -> np.ndarray | None:
         """Triples as an ``(S, K_observed, K_true)`` array (0 where absent), or None when
-        ``S·K²`` exceeds ``cap``."""
+        ``S·K²`` exceeds ``cap`` (the caller's bound on what it keeps dense)."""
         if self.n_sources * self.K * self.K > cap:
             return None
         out = np.zeros((self.n_sources, self.K, self.K))
